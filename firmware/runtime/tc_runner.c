@@ -1,0 +1,105 @@
+/* tinycompile runtime: the file-driven inference runner.
+ *
+ * Used by the host build and by emulator builds (stdio goes through semihosting there).
+ * Reads tc_in.bin from the current directory: a little-endian uint32 sample count, then for each
+ * sample every input tensor's bytes in order. Writes tc_out.bin: for each sample,
+ *   [TC_DEBUG_LAYERS] every layer's output tensor bytes, in execution order,
+ *   every graph output's bytes in order,
+ *   [TC_PROFILE] a uint32 tick count per layer, then the uint32 ticks of the whole tc_invoke().
+ * Exit status: 0 on success, 3 when a file cannot be opened, 4 on a short read.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tc_model.h"
+#include "tc_timer.h"
+
+#if defined(TC_DEBUG_LAYERS) || defined(TC_PROFILE)
+static FILE *g_out;
+#endif
+
+#ifdef TC_PROFILE
+static uint32_t g_ticks[TC_NUM_LAYERS > 0 ? TC_NUM_LAYERS : 1];
+static uint32_t g_mark;
+#endif
+
+#if defined(TC_DEBUG_LAYERS) || defined(TC_PROFILE)
+void tc_layer_hook(int layer, const void *data, uint32_t nbytes)
+{
+#ifdef TC_PROFILE
+    uint32_t now = tc_timer_read();
+    g_ticks[layer] = now - g_mark;
+#endif
+#ifdef TC_DEBUG_LAYERS
+    fwrite(data, 1, nbytes, g_out);
+#else
+    (void)data;
+    (void)nbytes;
+#endif
+#ifdef TC_PROFILE
+    g_mark = tc_timer_read();
+#endif
+}
+#endif
+
+static int read_u32(FILE *f, uint32_t *v)
+{
+    unsigned char b[4];
+    if (fread(b, 1, 4, f) != 4) {
+        return 0;
+    }
+    *v = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
+    return 1;
+}
+
+static void write_u32(FILE *f, uint32_t v)
+{
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    fwrite(b, 1, 4, f);
+}
+
+int tc_run_files(void)
+{
+    FILE *in = fopen("tc_in.bin", "rb");
+    FILE *out = fopen("tc_out.bin", "wb");
+    uint32_t count;
+    if (!in || !out) {
+        return 3;
+    }
+    if (!read_u32(in, &count)) {
+        return 4;
+    }
+#if defined(TC_DEBUG_LAYERS) || defined(TC_PROFILE)
+    g_out = out;
+#endif
+    tc_timer_init();
+    for (uint32_t s = 0; s < count; s++) {
+        for (int i = 0; i < TC_NUM_INPUTS; i++) {
+            if (fread(tc_input(i), 1, tc_input_info[i].bytes, in) != tc_input_info[i].bytes) {
+                return 4;
+            }
+        }
+#ifdef TC_PROFILE
+        uint32_t start = tc_timer_read();
+        g_mark = start;
+#endif
+        tc_invoke();
+#ifdef TC_PROFILE
+        uint32_t total = tc_timer_read() - start;
+#endif
+        for (int i = 0; i < TC_NUM_OUTPUTS; i++) {
+            fwrite(tc_output(i), 1, tc_output_info[i].bytes, out);
+        }
+#ifdef TC_PROFILE
+        for (int l = 0; l < TC_NUM_LAYERS; l++) {
+            write_u32(out, g_ticks[l]);
+        }
+        write_u32(out, total);
+#endif
+    }
+    fclose(in);
+    fclose(out);
+    return 0;
+}

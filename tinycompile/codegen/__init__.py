@@ -1,0 +1,158 @@
+"""C code generation: render templates/model/*.j2 from a Plan into a self-contained project.
+
+Layout of the output folder:
+  model/tc_model.h, model/tc_model.c, model/tc_weights.h, model/tc_weights.c   generated
+  runtime/                                                   copy of the repo's firmware/ tree
+Generated identifiers come only from op and tensor indices; model names and strings appear
+only in comments, through ``c_comment`` which keeps a small safe character set.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import jinja2
+import numpy as np
+
+from ..ir import Graph
+from ..passes.lower import ConstArray
+from ..planner import Plan
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+TEMPLATES = ROOT / "templates"
+FIRMWARE = ROOT / "firmware"
+DTYPE_CODES = {"int8": 1, "uint8": 2, "int16": 3, "int32": 4, "float32": 5}
+_SAFE = re.compile(r"[^A-Za-z0-9_.:;,=+\- ()\[\]]")
+
+
+def c_comment(text: str, limit: int = 60) -> str:
+    """Text safe inside a /* */ C comment: no '*', '/', '\\', '?', control or non-ASCII."""
+    return _SAFE.sub("_", text)[:limit]
+
+
+def c_int(v: int) -> str:
+    v = int(v)
+    if v == -(2**31):
+        return "(-2147483647 - 1)"
+    return str(v)
+
+
+def c_float(v: float) -> str:
+    f = float(np.float32(v))
+    if not np.isfinite(f):
+        raise ValueError(f"non-finite float constant {f}")
+    return f"{f.hex()}f" if f != 0 else "0.0f"
+
+
+def c_value(v: object) -> str:
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, (int, np.integer)):
+        return c_int(int(v))
+    if isinstance(v, (float, np.floating)):
+        return c_float(float(v))
+    if isinstance(v, str):
+        return v
+    raise TypeError(f"cannot render {type(v).__name__} as C")
+
+
+def render_values(a: ConstArray, per_line: int = 24) -> str:
+    vals = a.values
+    if a.ctype == "float":
+        items = [c_float(x) for x in vals.tolist()]
+    elif a.ctype == "int32_t":
+        items = [c_int(x) for x in vals.tolist()]
+    else:
+        items = [str(x) for x in vals.tolist()]
+    lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
+    return ",\n    ".join(lines)
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    env.filters["c_comment"] = c_comment
+    env.filters["c_value"] = c_value
+    env.filters["c_float"] = c_float
+    env.filters["values"] = render_values
+    return env
+
+
+def _tensor_info(g: Graph, tid: int) -> dict:
+    t = g.t(tid)
+    shape = list(t.shape)[:6] + [0] * (6 - min(len(t.shape), 6))
+    return {
+        "id": tid,
+        "bytes": t.nbytes,
+        "dtype": DTYPE_CODES[t.dtype],
+        "rank": len(t.shape),
+        "shape": shape,
+        "scale": float(t.quant.scale[0]) if t.quant is not None else 0.0,
+        "zero_point": int(t.quant.zero_point[0]) if t.quant is not None else 0,
+        "name": c_comment(t.name),
+        "ctype": t.ctype,
+    }
+
+
+def render_model(p: Plan) -> dict[str, str]:
+    """Render the generated model sources; returns {relative path: text}."""
+    g, low = p.graph, p.lowering
+    env = _env()
+    steps = []
+    for s, i in enumerate(p.order):
+        lo = low.ops[i]
+        out = lo.op.outputs[0]
+        steps.append(
+            {
+                "layer": s,
+                "index": lo.op.index,
+                "kind": lo.op.kind,
+                "stmt": lo.stmt,
+                "out": out,
+                "out_bytes": g.t(out).nbytes,
+            }
+        )
+    tensors = sorted(p.storage)
+    scratch = [b for b in p.buffers if b.scratch_of is not None]
+    arrays = sorted(low.arrays.values(), key=lambda a: a.symbol)
+    kernel_headers = sorted(h.name for h in (FIRMWARE / "include").glob("tc_*.h"))
+    ctx = {
+        "model_name": c_comment(g.name),
+        "source": c_comment(Path(g.source).name) if g.source else "",
+        "inputs": [_tensor_info(g, t) for t in g.inputs],
+        "outputs": [_tensor_info(g, t) for t in g.outputs],
+        "steps": steps,
+        "arena_bytes": max(p.arena_bytes, 8),
+        "peak_bytes": p.peak_bytes,
+        "flash_bytes": p.flash_bytes,
+        "tensors": [
+            {"id": t, "offset": p.offset(t), "bytes": g.t(t).nbytes, "name": c_comment(g.t(t).name)}
+            for t in tensors
+        ],
+        "scratch": [{"op": b.scratch_of, "offset": b.offset, "bytes": b.nbytes} for b in scratch],
+        "params": low.params,
+        "arrays": arrays,
+        "kernel_headers": kernel_headers,
+    }
+    return {
+        f"model/{name}": env.get_template(f"model/{name}.j2").render(**ctx)
+        for name in ("tc_model.h", "tc_model.c", "tc_weights.h", "tc_weights.c")
+    }
+
+
+def write_project(p: Plan, out_dir: Path) -> None:
+    """Write generated sources and a copy of the runtime into ``out_dir`` (must not exist)."""
+    files = render_model(p)
+    for rel, text in files.items():
+        path = out_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="ascii")
+    shutil.copytree(FIRMWARE, out_dir / "runtime", ignore=shutil.ignore_patterns("*.o", "*~"))

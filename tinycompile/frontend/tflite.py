@@ -1,0 +1,252 @@
+"""TFLite flatbuffer reader, built on the maintained ``tflite`` package's generated classes.
+
+The reader is defensive: model files come from anywhere. Every malformed structure turns into a
+CompileError naming the model (and op, where there is one); nothing is allocated from a size the
+file claims before checking it against the file's own length.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import tflite
+
+from ..errors import CompileError
+from ..ir import Graph, Op, Quant, Tensor
+
+MAX_TENSOR_ELEMENTS = 1 << 28  # 256 Mi elements: far beyond any microcontroller
+MAX_RANK = 6
+
+_TYPES = {
+    tflite.TensorType.FLOAT32: "float32",
+    tflite.TensorType.INT32: "int32",
+    tflite.TensorType.INT8: "int8",
+    tflite.TensorType.UINT8: "uint8",
+    tflite.TensorType.INT16: "int16",
+    tflite.TensorType.INT64: "int64",
+}
+_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
+_OP_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
+_ACT = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
+_PAD = {0: "SAME", 1: "VALID"}
+
+
+def _opts(op: Any, cls: type) -> Any:
+    table = op.BuiltinOptions()
+    if table is None:
+        return None
+    o = cls()
+    o.Init(table.Bytes, table.Pos)
+    return o
+
+
+def _act(o: Any) -> str:
+    return _ACT.get(o.FusedActivationFunction(), f"unknown({o.FusedActivationFunction()})")
+
+
+def _parse_options(kind: str, op: Any) -> dict[str, Any]:
+    """Typed attributes for the operators tinycompile knows; {} for the rest."""
+    if kind == "CONV_2D":
+        o = _opts(op, tflite.Conv2DOptions)
+        if o is None:
+            return {"padding": "SAME", "stride": (1, 1), "dilation": (1, 1), "activation": "NONE"}
+        return {
+            "padding": _PAD.get(o.Padding(), "?"),
+            "stride": (o.StrideH(), o.StrideW()),
+            "dilation": (o.DilationHFactor(), o.DilationWFactor()),
+            "activation": _act(o),
+        }
+    if kind == "DEPTHWISE_CONV_2D":
+        o = _opts(op, tflite.DepthwiseConv2DOptions)
+        if o is None:
+            raise ValueError("missing DepthwiseConv2DOptions")
+        return {
+            "padding": _PAD.get(o.Padding(), "?"),
+            "stride": (o.StrideH(), o.StrideW()),
+            "dilation": (o.DilationHFactor(), o.DilationWFactor()),
+            "depth_multiplier": o.DepthMultiplier(),
+            "activation": _act(o),
+        }
+    if kind == "FULLY_CONNECTED":
+        o = _opts(op, tflite.FullyConnectedOptions)
+        if o is None:
+            return {"activation": "NONE", "keep_num_dims": False, "weights_format": 0}
+        return {
+            "activation": _act(o),
+            "keep_num_dims": bool(o.KeepNumDims()),
+            "weights_format": o.WeightsFormat(),
+        }
+    if kind in ("AVERAGE_POOL_2D", "MAX_POOL_2D"):
+        o = _opts(op, tflite.Pool2DOptions)
+        if o is None:
+            raise ValueError("missing Pool2DOptions")
+        return {
+            "padding": _PAD.get(o.Padding(), "?"),
+            "stride": (o.StrideH(), o.StrideW()),
+            "filter": (o.FilterHeight(), o.FilterWidth()),
+            "activation": _act(o),
+        }
+    if kind in ("ADD", "MUL", "SUB"):
+        cls = {"ADD": tflite.AddOptions, "MUL": tflite.MulOptions, "SUB": tflite.SubOptions}[kind]
+        o = _opts(op, cls)
+        return {"activation": _act(o) if o is not None else "NONE"}
+    if kind == "CONCATENATION":
+        o = _opts(op, tflite.ConcatenationOptions)
+        if o is None:
+            raise ValueError("missing ConcatenationOptions")
+        return {"axis": o.Axis(), "activation": _act(o)}
+    if kind == "SOFTMAX":
+        o = _opts(op, tflite.SoftmaxOptions)
+        return {"beta": float(np.float32(o.Beta())) if o is not None else 1.0}
+    if kind == "MEAN":
+        o = _opts(op, tflite.ReducerOptions)
+        return {"keep_dims": bool(o.KeepDims()) if o is not None else False}
+    return {}
+
+
+def _check_count(n: int, what: str, limit: int) -> int:
+    if n < 0 or n > limit:
+        raise ValueError(f"{what} count {n} is out of range")
+    return n
+
+
+def read_tflite(data: bytes, *, source: str = "<model>") -> Graph:
+    """Parse a .tflite flatbuffer into the IR."""
+    try:
+        return _read(data, source)
+    except CompileError as e:
+        raise e.at(source=source) from None
+    except RecursionError:
+        raise CompileError("malformed flatbuffer (nesting too deep)", source=source) from None
+    except MemoryError:
+        raise CompileError("malformed flatbuffer (absurd sizes)", source=source) from None
+    except Exception as e:  # the generated accessors raise anything on corrupt offsets
+        raise CompileError(
+            f"malformed or truncated TFLite flatbuffer ({type(e).__name__}: {e})"[:300],
+            source=source,
+        ) from None
+
+
+def _read(data: bytes, source: str) -> Graph:
+    buf = bytearray(data)
+    n = len(buf)
+    model = tflite.Model.GetRootAsModel(buf, 0)
+    if model.Version() != 3:
+        raise CompileError(f"unsupported TFLite schema version {model.Version()}")
+    if model.SubgraphsLength() < 1:
+        raise CompileError("model has no subgraph")
+    if model.SubgraphsLength() > 1:
+        raise CompileError(
+            f"model has {model.SubgraphsLength()} subgraphs; control flow is not supported"
+        )
+    sg = model.Subgraphs(0)
+    n_buffers = _check_count(model.BuffersLength(), "buffer", n)
+    n_codes = _check_count(model.OperatorCodesLength(), "operator code", n)
+    n_tensors = _check_count(sg.TensorsLength(), "tensor", n)
+    n_ops = _check_count(sg.OperatorsLength(), "operator", n)
+
+    tensors: list[Tensor] = []
+    for i in range(n_tensors):
+        tensors.append(_read_tensor(model, sg.Tensors(i), i, n_buffers, data))
+
+    codes: list[str] = []
+    for i in range(n_codes):
+        oc = model.OperatorCodes(i)
+        code = max(oc.BuiltinCode(), oc.DeprecatedBuiltinCode())
+        name = _OP_NAMES.get(code, f"BUILTIN_{code}")
+        if name == "CUSTOM":
+            cc = oc.CustomCode()
+            name = "CUSTOM(" + (cc.decode("utf-8", "replace")[:40] if cc else "?") + ")"
+        codes.append(name)
+
+    ops: list[Op] = []
+    for i in range(n_ops):
+        top = sg.Operators(i)
+        oc_index = top.OpcodeIndex()
+        if not 0 <= oc_index < n_codes:
+            raise CompileError(f"opcode index {oc_index} out of range", op_index=i)
+        kind = codes[oc_index]
+        ins = [int(x) for x in top.InputsAsNumpy()] if top.InputsLength() else []
+        outs = [int(x) for x in top.OutputsAsNumpy()] if top.OutputsLength() else []
+        for tid in ins + outs:
+            if tid >= n_tensors or tid < -1:
+                raise CompileError(f"tensor index {tid} out of range", op_index=i, op_kind=kind)
+        if not outs or -1 in outs:
+            raise CompileError("operator has no output", op_index=i, op_kind=kind)
+        try:
+            attrs = _parse_options(kind, top)
+        except (ValueError, TypeError) as e:
+            raise CompileError(str(e), op_index=i, op_kind=kind) from None
+        ops.append(Op(index=i, kind=kind, inputs=ins, outputs=outs, attrs=attrs))
+
+    inputs = [int(x) for x in sg.InputsAsNumpy()] if sg.InputsLength() else []
+    outputs = [int(x) for x in sg.OutputsAsNumpy()] if sg.OutputsLength() else []
+    for tid in inputs + outputs:
+        if not 0 <= tid < n_tensors:
+            raise CompileError(f"graph input/output tensor index {tid} out of range")
+    if not outputs:
+        raise CompileError("model has no outputs")
+    name = sg.Name().decode("utf-8", "replace") if sg.Name() else "model"
+    return Graph(name=name, tensors=tensors, ops=ops, inputs=inputs, outputs=outputs, source=source)
+
+
+def _read_tensor(model: Any, t: Any, i: int, n_buffers: int, data: bytes) -> Tensor:
+    name = t.Name().decode("utf-8", "replace") if t.Name() else f"t{i}"
+    ttype = t.Type()
+    dtype = _TYPES.get(ttype)
+    if dtype is None:
+        tname = _TYPE_NAMES.get(ttype, str(ttype))
+        raise CompileError(f"tensor {i} has unsupported type {tname}")
+    rank = t.ShapeLength()
+    if rank > MAX_RANK:
+        raise CompileError(f"tensor {i} has rank {rank} (max {MAX_RANK})")
+    shape = tuple(int(x) for x in t.ShapeAsNumpy()) if rank else ()
+    if any(d < 0 for d in shape):
+        raise CompileError(f"tensor {i} has a negative or dynamic dimension {list(shape)}")
+    elements = 1
+    for d in shape:
+        elements *= d
+    if elements > MAX_TENSOR_ELEMENTS:
+        raise CompileError(f"tensor {i} has {elements} elements, far beyond any target")
+
+    quant = None
+    q = t.Quantization()
+    if q is not None and q.ScaleLength() > 0:
+        ns, nz = q.ScaleLength(), q.ZeroPointLength()
+        if ns > max(elements, 1) or nz > max(elements, 1):
+            raise CompileError(f"tensor {i} has {ns} scales for {elements} elements")
+        scale = q.ScaleAsNumpy().astype(np.float32)
+        zp = q.ZeroPointAsNumpy().astype(np.int64) if nz else np.zeros(ns, np.int64)
+        if zp.size != scale.size:
+            if zp.size == 1:
+                zp = np.full(scale.size, zp[0], np.int64)
+            else:
+                raise CompileError(f"tensor {i} has {scale.size} scales but {zp.size} zero points")
+        if not np.all(np.isfinite(scale)) or np.any(scale < 0):
+            raise CompileError(f"tensor {i} has a non-finite or negative scale")
+        quant = Quant(scale=scale, zero_point=zp, axis=int(q.QuantizedDimension()))
+
+    arr = None
+    b = t.Buffer()
+    if b != 0:
+        if not 0 <= b < n_buffers:
+            raise CompileError(f"tensor {i} refers to buffer {b} of {n_buffers}")
+        buffer = model.Buffers(b)
+        raw: bytes | None = None
+        if buffer.DataLength() > 0:
+            raw = buffer.DataAsNumpy().tobytes()
+        elif buffer.Offset() > 1:
+            off, size = buffer.Offset(), buffer.Size()
+            if off + size > len(data):
+                raise CompileError(f"tensor {i}: buffer {b} lies outside the file")
+            raw = data[off : off + size]
+        if raw is not None:
+            want = elements * np.dtype(dtype).itemsize
+            if len(raw) != want:
+                raise CompileError(
+                    f"tensor {i} ({list(shape)} {dtype}) needs {want} bytes, buffer has {len(raw)}"
+                )
+            arr = np.frombuffer(raw, dtype=np.dtype(dtype).newbyteorder("<")).astype(dtype)
+            arr = arr.reshape(shape)
+    return Tensor(id=i, name=name, shape=shape, dtype=dtype, quant=quant, data=arr)

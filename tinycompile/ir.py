@@ -1,0 +1,111 @@
+"""The graph IR: plain dataclasses shared by every stage after the frontend.
+
+Shapes are NHWC as in TFLite. Quantization is affine: ``real = scale * (q - zero_point)``,
+per tensor (one scale) or per channel along ``axis``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+DTYPE_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4}
+CTYPES = {
+    "int8": "int8_t",
+    "uint8": "uint8_t",
+    "int16": "int16_t",
+    "int32": "int32_t",
+    "int64": "int64_t",
+    "float32": "float",
+}
+
+
+@dataclass
+class Quant:
+    """Affine quantization parameters."""
+
+    scale: np.ndarray  # float32, shape (1,) or (channels,)
+    zero_point: np.ndarray  # int64, same length as scale
+    axis: int = 0
+
+    @property
+    def per_channel(self) -> bool:
+        return self.scale.size > 1
+
+    @property
+    def s(self) -> float:
+        """The per-tensor scale as a Python float (float32 value widened to double)."""
+        return float(self.scale[0])
+
+    @property
+    def zp(self) -> int:
+        return int(self.zero_point[0])
+
+
+@dataclass
+class Tensor:
+    """A value in the graph: an activation (data is None) or a constant."""
+
+    id: int
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    quant: Quant | None = None
+    data: np.ndarray | None = None
+
+    @property
+    def is_const(self) -> bool:
+        return self.data is not None
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * DTYPE_BYTES[self.dtype]
+
+    @property
+    def ctype(self) -> str:
+        return CTYPES[self.dtype]
+
+
+@dataclass
+class Op:
+    """One operator. ``attrs`` holds typed options (strides, padding, fused activation...)."""
+
+    index: int
+    kind: str
+    inputs: list[int]
+    outputs: list[int]
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Graph:
+    """Tensors, ops in a valid execution order, and the graph's inputs and outputs."""
+
+    name: str
+    tensors: list[Tensor]
+    ops: list[Op]
+    inputs: list[int]
+    outputs: list[int]
+    source: str = ""
+
+    def t(self, tid: int) -> Tensor:
+        return self.tensors[tid]
+
+    def producers(self) -> dict[int, int]:
+        """Map tensor id -> index (position in ``ops``) of the op writing it."""
+        return {tid: i for i, op in enumerate(self.ops) for tid in op.outputs}
+
+    def consumers(self) -> dict[int, list[int]]:
+        """Map tensor id -> positions in ``ops`` of the ops reading it."""
+        out: dict[int, list[int]] = {}
+        for i, op in enumerate(self.ops):
+            for tid in op.inputs:
+                if tid >= 0:
+                    out.setdefault(tid, []).append(i)
+        return out

@@ -1,0 +1,1 @@
+"""Graph passes: activation fusion bookkeeping, aliasing, compile-time requantization."""

@@ -1,0 +1,46 @@
+"""Structural checks on a graph: single assignment, order, dtypes of graph inputs/outputs."""
+
+from __future__ import annotations
+
+from ..errors import CompileError
+from ..ir import Graph
+
+
+def validate(g: Graph) -> None:
+    """Raise CompileError when the graph is not a well-formed DAG in execution order."""
+    written: set[int] = set()
+    for tid in g.inputs:
+        if g.t(tid).is_const:
+            raise CompileError(f"graph input tensor {tid} is a constant")
+        written.add(tid)
+    producers: dict[int, int] = {}
+    for op in g.ops:
+        for tid in op.inputs:
+            if tid < 0:
+                continue
+            t = g.t(tid)
+            if not t.is_const and tid not in written:
+                later = any(tid in o.outputs for o in g.ops)
+                why = "is produced later (cycle or wrong order)" if later else "is never produced"
+                raise CompileError(f"input tensor {tid} {why}", op_index=op.index, op_kind=op.kind)
+        for tid in op.outputs:
+            if tid in producers or tid in g.inputs:
+                raise CompileError(
+                    f"output tensor {tid} is written twice", op_index=op.index, op_kind=op.kind
+                )
+            if g.t(tid).is_const:
+                # an op writing a constant buffer: TFLite allows it only for folded ops
+                pass
+            producers[tid] = op.index
+            written.add(tid)
+    for tid in g.outputs:
+        if tid not in written and not g.t(tid).is_const:
+            raise CompileError(f"graph output tensor {tid} is never produced")
+        if g.t(tid).is_const:
+            raise CompileError(f"graph output tensor {tid} is a constant")
+    for tid in set(g.inputs) | set(g.outputs):
+        t = g.t(tid)
+        if t.dtype not in ("int8", "float32"):
+            raise CompileError(
+                f"graph input/output tensor {tid} is {t.dtype}; only int8 and float32 are supported"
+            )

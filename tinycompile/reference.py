@@ -1,0 +1,84 @@
+"""Reference runs: TensorFlow Lite Micro's interpreter (the truth) and LiteRT (second opinion).
+
+Both are imported lazily: the compiler itself does not need them, only ``run`` comparisons and
+the tests do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+
+@dataclass
+class ReferenceResult:
+    outputs: list[np.ndarray]  # one array per graph output, batch along axis 0
+    tensors: list[dict[int, np.ndarray]] = field(default_factory=list)  # per sample: id -> value
+
+
+def run_tflm(
+    model: str | Path,
+    inputs: list[np.ndarray],
+    *,
+    tensor_ids: list[int] | None = None,
+    n_outputs: int | None = None,
+) -> ReferenceResult:
+    """Run TFLM on a batch (``inputs[i]`` has the batch on axis 0, one sample per invoke).
+
+    With ``tensor_ids``, also return those intermediate tensors for every sample.
+    """
+    from tflite_micro.python.tflite_micro import runtime
+
+    cfg = runtime.InterpreterConfig.kPreserveAllTensors if tensor_ids else None
+    kwargs = {"intrepreter_config": cfg} if cfg is not None else {}
+    interp = runtime.Interpreter.from_file(str(model), **kwargs)
+    n = inputs[0].shape[0]
+    outs: list[list[np.ndarray]] = []
+    tensors: list[dict[int, np.ndarray]] = []
+    if n_outputs is None:
+        n_outputs = _count_outputs(interp)
+    for s in range(n):
+        for i, x in enumerate(inputs):
+            interp.set_input(x[s : s + 1], i)
+        interp.invoke()
+        outs.append([np.array(interp.get_output(j)) for j in range(n_outputs)])
+        if tensor_ids:
+            tensors.append({t: np.array(interp.GetTensor(t, 0)["tensor_data"]) for t in tensor_ids})
+        interp.reset()
+    outputs = [np.concatenate([o[j] for o in outs], axis=0) for j in range(n_outputs)]
+    return ReferenceResult(outputs=outputs, tensors=tensors)
+
+
+def _count_outputs(interp) -> int:
+    n = 0
+    while True:
+        try:
+            interp.get_output_details(n)
+        except Exception:
+            return n
+        n += 1
+        if n > 64:
+            return n
+
+
+def run_litert(model: str | Path, inputs: list[np.ndarray], *, reference_kernels: bool = True):
+    """Run LiteRT (ai-edge-litert) on a batch; returns one array per output."""
+    from ai_edge_litert import interpreter as litert
+
+    kw = {}
+    if reference_kernels:
+        kw["experimental_op_resolver_type"] = litert.OpResolverType.BUILTIN_REF
+    interp = litert.Interpreter(model_path=str(model), **kw)
+    interp.allocate_tensors()
+    ins = interp.get_input_details()
+    outs_d = interp.get_output_details()
+    results: list[list[np.ndarray]] = [[] for _ in outs_d]
+    for s in range(inputs[0].shape[0]):
+        for d, x in zip(ins, inputs, strict=True):
+            interp.set_tensor(d["index"], x[s : s + 1])
+        interp.invoke()
+        for j, d in enumerate(outs_d):
+            results[j].append(np.array(interp.get_tensor(d["index"])))
+    return [np.concatenate(r, axis=0) for r in results]
