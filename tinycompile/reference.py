@@ -33,7 +33,10 @@ def run_tflm(
 
     cfg = runtime.InterpreterConfig.kPreserveAllTensors if tensor_ids else None
     kwargs = {"intrepreter_config": cfg} if cfg is not None else {}
-    interp = runtime.Interpreter.from_file(str(model), **kwargs)
+    # TFLM's default arena (10x the file size) is too small for tiny models once every tensor
+    # is preserved, and TFLM then crashes the process instead of raising.
+    arena = max(16 * Path(model).stat().st_size, 4 << 20)
+    interp = runtime.Interpreter.from_file(str(model), arena_size=arena, **kwargs)
     n = inputs[0].shape[0]
     outs: list[list[np.ndarray]] = []
     tensors: list[dict[int, np.ndarray]] = []

@@ -7,6 +7,7 @@ file claims before checking it against the file's own length.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -99,6 +100,9 @@ def _parse_options(kind: str, op: Any) -> dict[str, Any]:
     if kind == "SOFTMAX":
         o = _opts(op, tflite.SoftmaxOptions)
         return {"beta": float(np.float32(o.Beta())) if o is not None else 1.0}
+    if kind == "LEAKY_RELU":
+        o = _opts(op, tflite.LeakyReluOptions)
+        return {"alpha": float(o.Alpha()) if o is not None else 0.0}
     if kind == "MEAN":
         o = _opts(op, tflite.ReducerOptions)
         return {"keep_dims": bool(o.KeepDims()) if o is not None else False}
@@ -157,7 +161,9 @@ def _read(data: bytes, source: str) -> Graph:
         name = _OP_NAMES.get(code, f"BUILTIN_{code}")
         if name == "CUSTOM":
             cc = oc.CustomCode()
-            name = "CUSTOM(" + (cc.decode("utf-8", "replace")[:40] if cc else "?") + ")"
+            # the op kind appears in one-line error messages: keep a plain character set
+            text = cc.decode("ascii", "replace")[:40] if cc else "?"
+            name = "CUSTOM(" + re.sub(r"[^A-Za-z0-9_.+-]", "_", text) + ")"
         codes.append(name)
 
     ops: list[Op] = []

@@ -14,7 +14,7 @@ QMAX = {"int8": 127, "int16": 32767}
 def quantize_scalar(value: float, t: Tensor) -> int:
     """TFLite's Quantize(): zero_point + round(value / scale), division in float32."""
     q = np.float32(value) / np.float32(t.quant.scale[0])
-    r = float(np.floor(np.abs(q) + np.float32(0.5))) * (1 if q >= 0 else -1)
+    r = float(np.floor(abs(float(q)) + 0.5)) * (1 if q >= 0 else -1)  # std::round on the float
     return int(t.quant.zero_point[0]) + int(r)
 
 

@@ -38,9 +38,38 @@ def validate(g: Graph) -> None:
             raise CompileError(f"graph output tensor {tid} is never produced")
         if g.t(tid).is_const:
             raise CompileError(f"graph output tensor {tid} is a constant")
+    _check_types(g)
     for tid in set(g.inputs) | set(g.outputs):
         t = g.t(tid)
         if t.dtype not in ("int8", "float32"):
             raise CompileError(
                 f"graph input/output tensor {tid} is {t.dtype}; only int8 and float32 are supported"
             )
+
+
+_FLOAT_BOUNDARY = {"QUANTIZE", "DEQUANTIZE"}
+
+
+def _check_types(g: Graph) -> None:
+    """Refuse float and int16 graphs with a message that says what to do instead."""
+    for op in g.ops:
+        if op.kind in _FLOAT_BOUNDARY:
+            continue
+        for tid in [*op.inputs, *op.outputs]:
+            if tid < 0:
+                continue
+            t = g.t(tid)
+            if t.is_const:
+                continue
+            if t.dtype == "float32":
+                raise CompileError(
+                    f"float32 activations (tensor {tid}): only INT8-quantized models are supported;"
+                    " convert with full-integer post-training quantization",
+                    op_index=op.index, op_kind=op.kind,
+                )
+            if t.dtype == "int16":
+                raise CompileError(
+                    f"int16 activations (tensor {tid}, 16x8 quantization) are not supported;"
+                    " quantize activations to int8",
+                    op_index=op.index, op_kind=op.kind,
+                )

@@ -1,0 +1,52 @@
+/* tinycompile runtime: activations, softmax, quantize/dequantize (portable C99).
+ *
+ * Bit-exact with TensorFlow Lite Micro's int8 kernels. Everything that depends only on the
+ * quantization parameters is computed at compile time (tinycompile/ops/activations.py):
+ * - int8 -> int8 elementwise ops (LOGISTIC, TANH, HARD_SWISH, RELU, RELU6, LEAKY_RELU, int8
+ *   requantizing QUANTIZE) are one 256-entry table indexed by the input's bit pattern;
+ * - DEQUANTIZE is a 256-entry table of float bit patterns;
+ * - SOFTMAX gets the Q0.31 exp() of every possible (max - x) difference; the row sum,
+ *   reciprocal and output scaling run here with gemmlowp's fixed-point arithmetic.
+ * Every kernel may run in place (out == in) except tc_dequantize_s8_f32.
+ */
+#ifndef TC_ACTIVATIONS_H
+#define TC_ACTIVATIONS_H
+
+#include <stdint.h>
+
+typedef struct {
+    uint32_t size;      /* number of elements */
+    const int8_t *lut;  /* 256 entries, lut[(uint8_t)x] */
+} tc_lut_params_t;
+
+/* out[i] = lut[(uint8_t)in[i]] */
+void tc_lut_s8(const tc_lut_params_t *p, const int8_t *in, int8_t *out);
+
+typedef struct {
+    uint32_t size;
+    const uint32_t *lut_bits; /* 256 IEEE-754 float32 bit patterns, indexed by (uint8_t)x */
+} tc_dequantize_params_t;
+
+/* out[i] = scale * (in[i] - zero_point), float32, through the table. Not in place. */
+void tc_dequantize_s8_f32(const tc_dequantize_params_t *p, const int8_t *in, float *out);
+
+typedef struct {
+    uint32_t size;
+    uint32_t scale_bits; /* float32 bit pattern of the output scale */
+    int32_t zero_point;
+} tc_quantize_params_t;
+
+/* out[i] = clamp(round_half_away(in[i] / scale) + zero_point), division in float32. */
+void tc_quantize_f32_s8(const tc_quantize_params_t *p, const float *in, int8_t *out);
+
+typedef struct {
+    uint32_t rows;          /* product of all dimensions but the last */
+    uint32_t depth;         /* last dimension: softmax runs over it */
+    const int32_t *exp_lut; /* 256 entries: exp(beta*scale*(x-max)) in Q0.31 for d = max-x,
+                               0 where TFLM skips the difference (d > -diff_min) */
+} tc_softmax_params_t;
+
+/* int8 softmax over the last axis; output scale 1/256, zero point -128. */
+void tc_softmax_s8(const tc_softmax_params_t *p, const int8_t *in, int8_t *out);
+
+#endif /* TC_ACTIVATIONS_H */

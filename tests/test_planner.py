@@ -1,0 +1,60 @@
+"""Memory planner invariants on every committed model: placements never overlap while live,
+every op's operands are live at its step, the arena is at least the live-bytes bound, and the
+schedule is a valid topological order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import op_models, whole_models
+from tinycompile import api
+
+MODELS = whole_models() + op_models()
+
+
+def _check(p) -> None:
+    g = p.graph
+    steps = [p.lowering.ops[i].op for i in p.order]
+    # valid topological order
+    written = set(g.inputs)
+    for op in steps:
+        for t in op.inputs:
+            assert t < 0 or g.t(t).is_const or t in written, f"op {op.index} reads {t} too early"
+        written.update(op.outputs)
+    # every operand's buffer is live at its op's step
+    for s, op in enumerate(steps):
+        for t in [*op.inputs, *op.outputs]:
+            if t >= 0 and not g.t(t).is_const:
+                b = p.buffers[p.storage[t]]
+                assert b.first <= s <= b.last, f"tensor {t} not live at step {s}"
+                assert b.offset + g.t(t).nbytes <= p.arena_bytes
+    # live buffers never overlap in memory
+    bs = p.buffers
+    for i, a in enumerate(bs):
+        for b in bs[i + 1 :]:
+            if a.last < b.first or b.last < a.first:
+                continue
+            assert a.offset + a.nbytes <= b.offset or b.offset + b.nbytes <= a.offset, (a, b)
+    # a buffer shared by several tensors (alias / in place) holds them in sequence
+    assert p.arena_bytes >= p.peak_bytes
+    assert p.layers[p.peak_step].live_bytes == p.peak_bytes
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: Path(m).stem)
+def test_plan_invariants(model: Path) -> None:
+    _check(api.plan(model))
+
+
+@pytest.mark.parametrize("model", whole_models(), ids=lambda m: Path(m).stem)
+def test_reorder_never_worse(model: Path) -> None:
+    assert api.plan(model).arena_bytes <= api.plan(model, reorder=False).arena_bytes
+
+
+def test_peak_bound_reached_on_chains() -> None:
+    """On straight chains a first-fit placement should meet the live-bytes bound exactly."""
+    for m in whole_models():
+        p = api.plan(m)
+        if m.stem in ("kws_dscnn", "ad_autoencoder", "digits"):
+            assert p.arena_bytes == p.peak_bytes, (m.stem, p.arena_bytes, p.peak_bytes)

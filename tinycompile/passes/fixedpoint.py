@@ -1,0 +1,250 @@
+"""gemmlowp fixed-point arithmetic, emulated exactly in Python at compile time.
+
+TensorFlow Lite Micro's int8 LOGISTIC, TANH and SOFTMAX kernels evaluate exp(), 1/(1+x) and
+friends with gemmlowp's ``FixedPoint<int32_t, IntegerBits>`` (a Q(IntegerBits).(31-IntegerBits)
+number stored in an int32 "raw" value); HARD_SWISH uses a few int16 primitives. This module
+reproduces those algorithms on Python ints, written from their documented semantics:
+
+- ``a * b`` of fixed-point values is SaturatingRoundingDoublingHighMul of the raws (the integer
+  bits add up), ``+``/``-`` are plain int32 additions (wrapping here, undefined in C++ but never
+  reached by the callers' ranges),
+- ``Rescale`` and ``SaturatingRoundingMultiplyByPOT`` saturate on left shifts and round to
+  nearest on right shifts.
+
+Raw values are Python ints in the int32 range. Everything here is scalar: tables have at most 256
+entries, so clarity wins over vectorization.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .qmath import INT32_MAX, INT32_MIN, rounding_divide_by_pot, srdhm
+
+INT16_MIN = -(2**15)
+INT16_MAX = 2**15 - 1
+
+
+def wrap32(x: int) -> int:
+    """Two's complement wrap-around to int32."""
+    return ((x + 2**31) & 0xFFFFFFFF) - 2**31
+
+
+def wrap16(x: int) -> int:
+    """Two's complement wrap-around to int16 (a C++ ``static_cast<int16_t>``)."""
+    return ((x + 2**15) & 0xFFFF) - 2**15
+
+
+def _tdiv(x: int, d: int) -> int:
+    """C integer division (truncation toward zero) for d > 0."""
+    q = abs(x) // d
+    return q if x >= 0 else -q
+
+
+def add(a: int, b: int) -> int:
+    return wrap32(a + b)
+
+
+def sub(a: int, b: int) -> int:
+    return wrap32(a - b)
+
+
+def neg(a: int) -> int:
+    return wrap32(-a)
+
+
+def sat_mul_pot(x: int, exponent: int) -> int:
+    """SaturatingRoundingMultiplyByPOT<exponent> on an int32 raw value."""
+    if exponent == 0:
+        return x
+    if exponent < 0:
+        return rounding_divide_by_pot(x, -exponent)
+    threshold = (1 << (31 - exponent)) - 1
+    if x > threshold:
+        return INT32_MAX
+    if x < -threshold:
+        return INT32_MIN
+    return x << exponent
+
+
+def rescale(x: int, src_integer_bits: int, dst_integer_bits: int) -> int:
+    """gemmlowp::Rescale<dst>(FixedPoint<int32, src>)."""
+    return sat_mul_pot(x, src_integer_bits - dst_integer_bits)
+
+
+def rounding_half_sum(a: int, b: int) -> int:
+    """(a + b) / 2 rounded half away from zero (int64 intermediate, truncating division)."""
+    s = a + b
+    return _tdiv(s + (1 if s >= 0 else -1), 2)
+
+
+def one_of(integer_bits: int) -> int:
+    """FixedPoint::One(): 1.0, or the largest raw value when it is not representable."""
+    return INT32_MAX if integer_bits == 0 else 1 << (31 - integer_bits)
+
+
+def mul_by_quantized_multiplier(x: int, multiplier: int, shift: int) -> int:
+    """MultiplyByQuantizedMultiplier (double rounding); the left shift wraps like the C++ does."""
+    left = shift if shift > 0 else 0
+    right = -shift if shift < 0 else 0
+    return rounding_divide_by_pot(srdhm(wrap32(x * (1 << left)), multiplier), right)
+
+
+# ------------------------------------------------------------------ exp, 1/(1+x), logistic, tanh
+
+_EXP_QUARTER_CONSTANT = 1895147668  # exp(-1/8) in Q0.31
+_ONE_THIRD = 715827883  # 1/3 in Q0.31
+_EXP_BARREL = (  # (exponent, exp(-2^exponent) in Q0.31)
+    (-2, 1672461947),
+    (-1, 1302514674),
+    (0, 790015084),
+    (1, 290630308),
+    (2, 39332535),
+    (3, 720401),
+    (4, 242),
+)
+_48_OVER_17 = 1515870810  # Q2.29
+_NEG_32_OVER_17 = -1010580540  # Q2.29
+
+
+def exp_on_interval_between_negative_one_quarter_and_0_excl(a: int) -> int:
+    """exp(a) for a in [-1/4, 0), Q0.31 in and out: Taylor expansion around -1/8."""
+    x = add(a, 1 << 28)
+    x2 = srdhm(x, x)
+    x3 = srdhm(x2, x)
+    x4 = srdhm(x2, x2)
+    x4_over_4 = sat_mul_pot(x4, -2)
+    poly = sat_mul_pot(add(srdhm(add(x4_over_4, x3), _ONE_THIRD), x2), -1)
+    return add(_EXP_QUARTER_CONSTANT, srdhm(_EXP_QUARTER_CONSTANT, add(x, poly)))
+
+
+def exp_on_negative_values(a: int, integer_bits: int) -> int:
+    """exp(a) for a <= 0 given as Q(integer_bits); result in Q0.31."""
+    frac_bits = 31 - integer_bits
+    one_quarter = 1 << (frac_bits - 2)
+    a_mod_quarter_minus_quarter = sub(a & (one_quarter - 1), one_quarter)
+    result = exp_on_interval_between_negative_one_quarter_and_0_excl(
+        rescale(a_mod_quarter_minus_quarter, integer_bits, 0)
+    )
+    remainder = sub(a_mod_quarter_minus_quarter, a)
+    for exponent, multiplier in _EXP_BARREL:
+        if integer_bits > exponent and remainder & (1 << (frac_bits + exponent)):
+            result = srdhm(result, multiplier)
+    if integer_bits > 5 and a < -(1 << (36 - integer_bits)):
+        result = 0
+    if a == 0:
+        result = INT32_MAX
+    return result
+
+
+def _newton_reciprocal_q2(a: int) -> tuple[int, int]:
+    """Shared Newton-Raphson loop: returns (x ~ 1/half_denominator in Q2.29, half_denominator)."""
+    half_denominator = rounding_half_sum(a, INT32_MAX)
+    x = add(_48_OVER_17, srdhm(half_denominator, _NEG_32_OVER_17))
+    for _ in range(3):
+        half_denominator_times_x = srdhm(half_denominator, x)
+        one_minus = sub(one_of(2), half_denominator_times_x)
+        x = add(x, rescale(srdhm(x, one_minus), 4, 2))
+    return x, half_denominator
+
+
+def one_over_one_plus_x_for_x_in_0_1(a: int) -> int:
+    """1 / (1 + a) for a in [0, 1), Q0.31 in and out."""
+    x, _ = _newton_reciprocal_q2(a)
+    return rescale(x, 1, 0)  # ExactMulByPot<-1> turns Q2 into Q1 without touching the raw
+
+
+def one_minus_x_over_one_plus_x_for_x_in_0_1(a: int) -> int:
+    """(1 - a) / (1 + a) for a in [0, 1), Q0.31 in and out."""
+    x, _ = _newton_reciprocal_q2(a)
+    return rescale(sub(x, one_of(2)), 2, 0)
+
+
+def logistic(a: int, integer_bits: int) -> int:
+    """gemmlowp::logistic of a Q(integer_bits) value; result in Q0.31."""
+    if a == 0:
+        return 1 << 30
+    abs_input = a if a > 0 else neg(a)
+    positive = one_over_one_plus_x_for_x_in_0_1(
+        exp_on_negative_values(neg(abs_input), integer_bits)
+    )
+    return positive if a > 0 else sub(INT32_MAX, positive)
+
+
+def tanh(a: int, integer_bits: int) -> int:
+    """gemmlowp::tanh of a Q(integer_bits) value; result in Q0.31."""
+    if a == 0:
+        return 0
+    n = a if a < 0 else neg(a)
+    # ExactMulByPot<1>: same raw, one more integer bit, i.e. exp(2n).
+    t = one_minus_x_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(n, integer_bits + 1))
+    return neg(t) if a < 0 else t
+
+
+def get_reciprocal(x: int, x_integer_digits: int) -> tuple[int, int]:
+    """TFLite's GetReciprocal: (1/x scaled to Q0.31, num_bits_over_unit)."""
+    ux = x & 0xFFFFFFFF
+    headroom_plus_one = 32 - ux.bit_length()
+    num_bits_over_unit = x_integer_digits - headroom_plus_one
+    shifted_sum_minus_one = wrap32(((ux << headroom_plus_one) & 0xFFFFFFFF) - (1 << 31))
+    return one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one), num_bits_over_unit
+
+
+# ------------------------------------------------------------------ preparation helpers
+
+
+def calculate_input_radius(
+    input_integer_bits: int, input_left_shift: int, total_bits: int = 31
+) -> int:
+    """CalculateInputRadius: largest |input| whose rescaled value stays below the Q range."""
+    if not 0 <= input_left_shift <= 62:
+        raise ValueError(f"input left shift {input_left_shift} out of range")
+    max_rescaled = (
+        1.0 * ((1 << input_integer_bits) - 1) * (1 << (total_bits - input_integer_bits))
+    ) / (1 << input_left_shift)
+    return int(math.floor(max_rescaled))
+
+
+def frexp_multiplier(real: float) -> tuple[int, int]:
+    """The (multiplier, shift) pair TFLM's LOGISTIC/TANH Prepare computes with frexp + round."""
+    q, shift = math.frexp(real)
+    m = q * (1 << 31)
+    return int(math.floor(m + 0.5)), shift  # q > 0, so round half away from zero == floor(+.5)
+
+
+# ------------------------------------------------------------------ int16 primitives (HARD_SWISH)
+
+
+def srdhm16(a: int, b: int) -> int:
+    """SaturatingRoundingDoublingHighMul on int16."""
+    if a == b == INT16_MIN:
+        return INT16_MAX
+    ab = a * b
+    nudge = (1 << 14) if ab >= 0 else 1 - (1 << 14)
+    return wrap16(_tdiv(ab + nudge, 1 << 15))
+
+
+def sdhm16(a: int, b: int) -> int:
+    """SaturatingDoublingHighMul on int16 (truncating, no rounding nudge)."""
+    if a == b == INT16_MIN:
+        return INT16_MAX
+    return wrap16(_tdiv(a * b, 1 << 15))
+
+
+def rounding_divide_by_pot16(x: int, exponent: int) -> int:
+    """gemmlowp::RoundingDivideByPOT<int16_t>, including its int16 mask truncation."""
+    mask = wrap16((1 << exponent) - 1)
+    remainder = wrap16(x & mask)
+    threshold = wrap16((mask >> 1) + (1 if x < 0 else 0))
+    return wrap16((x >> exponent) + (1 if remainder > threshold else 0))
+
+
+def saturating_left_shift16(value: int, amount: int) -> int:
+    return max(INT16_MIN, min(INT16_MAX, value * (1 << amount)))
+
+
+def downscale_multiplier_to_int16(m: int) -> int:
+    """DownScaleInt32ToInt16Multiplier: round a Q31 multiplier to Q15."""
+    if m >= INT32_MAX - (1 << 15):
+        return INT16_MAX
+    return (m + (1 << 15)) >> 16
