@@ -213,6 +213,8 @@ class CompareReport:
     layers: list[dict] = field(default_factory=list)
     result: RunResult | None = None
     reference_outputs: list[np.ndarray] = field(default_factory=list)
+    profile: dict | None = None  # emulator runs: instructions per inference and per layer
+    build_text: str = ""  # board runs: the size report
 
     @property
     def ok(self) -> bool:
