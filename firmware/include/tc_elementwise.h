@@ -1,0 +1,80 @@
+/* tinycompile runtime: int8 binary elementwise operators (ADD, MUL, with broadcasting) and the
+ * MEAN reduction.
+ *
+ * Semantics follow TensorFlow Lite Micro's reference kernels (add_common.cc / integer_ops/add.h,
+ * mul_common.cc / integer_ops/mul.h, reduce_common.cc / reference/reduce.h); every multiplier,
+ * shift and offset is computed at compile time by tinycompile/ops/elementwise.py and
+ * tinycompile/ops/reduce.py. Written from the documented semantics, not copied.
+ *
+ * Broadcasting: the compiler merges the output shape into at most TC_EW_MAX_DIMS loops
+ * (outermost first) and gives, per loop, the element stride of each input (0 where that input
+ * is broadcast). rank 0 means "no broadcasting": both inputs and the output are flat arrays of
+ * `size` elements. The output is always contiguous, so ADD and MUL may run in place over the
+ * first input when it is not broadcast (each element is read before it is written).
+ */
+#ifndef TC_ELEMENTWISE_H
+#define TC_ELEMENTWISE_H
+
+#include <stdint.h>
+
+#define TC_EW_MAX_DIMS 6
+
+typedef struct {
+    int32_t size;            /* output elements */
+    int32_t rank;            /* 0: flat, no broadcasting; else number of loops (<= 6) */
+    const int32_t *dims;     /* rank loop extents, outermost first */
+    const int32_t *stride1;  /* rank element strides of the first input (0: broadcast) */
+    const int32_t *stride2;  /* rank element strides of the second input (0: broadcast) */
+    int32_t in1_offset;      /* -zero_point of input 1 */
+    int32_t in2_offset;      /* -zero_point of input 2 */
+    int32_t left_shift;      /* 20 for int8 */
+    int32_t in1_multiplier;
+    int32_t in1_shift;       /* <= 0 */
+    int32_t in2_multiplier;
+    int32_t in2_shift;       /* <= 0 */
+    int32_t out_multiplier;
+    int32_t out_shift;       /* <= 0 */
+    int32_t out_offset;      /* zero_point of the output */
+    int32_t act_min;
+    int32_t act_max;
+} tc_add_params_t;
+
+typedef struct {
+    int32_t size;
+    int32_t rank;
+    const int32_t *dims;
+    const int32_t *stride1;
+    const int32_t *stride2;
+    int32_t in1_offset;      /* -zero_point of input 1 */
+    int32_t in2_offset;      /* -zero_point of input 2 */
+    int32_t out_multiplier;
+    int32_t out_shift;       /* any sign */
+    int32_t out_offset;
+    int32_t act_min;
+    int32_t act_max;
+} tc_mul_params_t;
+
+/* MEAN over any set of axes, as TFLM's QuantizedMeanOrSum: (sum - in_zp * count) rescaled by a
+ * multiplier with 1/count folded in, plus out_zp, saturated to int8. TFLM takes this path even
+ * when input and output quantization are equal. The compiler splits the input dims into kept
+ * dims (in output order) and reduced dims, merging neighbours, each with its input stride. */
+typedef struct {
+    int32_t out_size;        /* number of output elements */
+    int32_t n_kept;          /* kept loops (<= 6) */
+    const int32_t *kept_dims;
+    const int32_t *kept_strides;
+    int32_t n_red;           /* reduced loops (<= 6) */
+    const int32_t *red_dims;
+    const int32_t *red_strides;
+    int32_t count;           /* elements reduced into each output */
+    int32_t in_zp;
+    int32_t out_zp;
+    int32_t multiplier;      /* folded with 1/count */
+    int32_t shift;
+} tc_mean_params_t;
+
+void tc_add_s8(const tc_add_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out);
+void tc_mul_s8(const tc_mul_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out);
+void tc_mean_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out);
+
+#endif /* TC_ELEMENTWISE_H */

@@ -1,0 +1,227 @@
+"""ADD, MUL and MEAN: bit-exact against TFLM through the whole pipeline, plus IR-level checks.
+
+Models come from ``python -m tests.modelgen.ops_elementwise``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tinycompile.errors import CompileError
+from tinycompile.frontend.tflite import read_tflite
+from tinycompile.ir import Graph, Op, Quant, Tensor
+from tinycompile.ops.elementwise import broadcast_loops
+from tinycompile.ops.reduce import mean_loops
+from tinycompile.passes.lower import lower
+
+ROOT = Path(__file__).resolve().parent.parent
+OPS_DIR = ROOT / "tests" / "models" / "ops"
+KIND = {"add": "ADD", "mul": "MUL", "mean": "MEAN"}
+MODELS = sorted(p for fam in KIND for p in OPS_DIR.glob(f"{fam}_*.tflite"))
+
+
+def _graph(path: Path) -> Graph:
+    return read_tflite(path.read_bytes(), source=str(path))
+
+
+def test_models_present() -> None:
+    names = {p.stem for p in MODELS}
+    for want in ("add_same", "add_bcast_both", "add_rank5", "mul_bigmult", "mean_gap"):
+        assert want in names, f"run python -m tests.modelgen.ops_elementwise ({want} missing)"
+
+
+@pytest.mark.parametrize("path", MODELS, ids=lambda p: p.stem)
+def test_matches_tflm(path: Path) -> None:
+    from tinycompile.api import compare
+
+    kinds = {op.kind for op in _graph(path).ops}
+    assert KIND[path.stem.split("_")[0]] in kinds
+    r = compare(path, n=20)
+    assert r.ok, str(r)
+
+
+def test_models_cover_the_paths() -> None:
+    """The configurations the generator means to produce really are in the models."""
+
+    def q(g: Graph, tid: int) -> tuple[float, int]:
+        return g.t(tid).quant.s, g.t(tid).quant.zp
+
+    g = _graph(OPS_DIR / "mul_bigmult.tflite")
+    op = g.ops[0]
+    (s1, _), (s2, _), (so, _) = q(g, op.inputs[0]), q(g, op.inputs[1]), q(g, op.outputs[0])
+    assert s1 * s2 / so > 1.0  # positive output shift in MUL
+
+    g = _graph(OPS_DIR / "mean_eqquant.tflite")
+    op = g.ops[0]
+    assert q(g, op.inputs[0]) == q(g, op.outputs[0])  # TFLM's equal-quantization case
+
+    g = _graph(OPS_DIR / "mean_gap.tflite")
+    assert g.ops[0].attrs["keep_dims"] is False
+    g = _graph(OPS_DIR / "mean_gap_keep.tflite")
+    assert g.ops[0].attrs["keep_dims"] is True
+
+    acts = {_graph(p).ops[0].attrs.get("activation") for p in MODELS if p.stem.startswith("add")}
+    assert {"NONE", "RELU", "RELU6"} <= acts
+
+    g = _graph(OPS_DIR / "add_first_bcast.tflite")
+    a, b = (g.t(t) for t in g.ops[0].inputs)
+    assert a.size < b.size  # the first operand is the broadcast one
+    g = _graph(OPS_DIR / "add_const_relu.tflite")
+    assert g.t(g.ops[0].inputs[1]).is_const
+
+
+# ------------------------------------------------------------------ loop descriptions
+
+
+def _walk(dims: list[int], strides: list[int]) -> np.ndarray:
+    """Offsets visited by a row-major loop nest with the given extents and strides."""
+    offs = np.zeros(1, np.int64)
+    for ext, st in zip(dims, strides, strict=True):
+        offs = (offs[:, None] + np.arange(ext, dtype=np.int64)[None, :] * st).reshape(-1)
+    return offs
+
+
+SHAPES = [
+    ((1, 4, 4, 8), (1, 4, 4, 8)),
+    ((1, 4, 4, 8), (8,)),
+    ((1, 1, 1, 8), (1, 3, 3, 8)),
+    ((1, 4, 1, 6), (1, 1, 5, 6)),
+    ((2, 3, 4, 5, 6), (2, 1, 4, 1, 6)),
+    ((3, 1, 5), (1, 4, 1)),
+    ((1, 2, 1, 3, 1, 4), (2, 1, 2, 1, 3, 1)),
+    ((5,), (1,)),
+    ((), (2, 3)),
+]
+
+
+@pytest.mark.parametrize("sa,sb", SHAPES)
+def test_broadcast_loops_match_numpy(sa: tuple[int, ...], sb: tuple[int, ...]) -> None:
+    o = np.broadcast_shapes(sa, sb)
+    ia = np.broadcast_to(np.arange(int(np.prod(sa))).reshape(sa), o).reshape(-1)
+    ib = np.broadcast_to(np.arange(int(np.prod(sb))).reshape(sb), o).reshape(-1)
+    loops = broadcast_loops(sa, sb, o)
+    if loops is None:
+        n = int(np.prod(o))
+        assert np.array_equal(ia, np.arange(n)) and np.array_equal(ib, np.arange(n))
+        return
+    dims, s1, s2 = loops
+    assert len(dims) <= 6
+    assert np.array_equal(_walk(dims, s1), ia)
+    assert np.array_equal(_walk(dims, s2), ib)
+
+
+@pytest.mark.parametrize(
+    "shape,axes",
+    [
+        ((1, 5, 5, 16), [1, 2]),
+        ((1, 4, 3, 10), [3]),
+        ((1, 4, 5, 6), [1, 3]),
+        ((2, 3, 4), [0, 2]),
+        ((2, 3, 4, 5, 2), [0, 1, 3]),
+        ((3, 4), []),
+        ((1, 1, 7), [2]),
+    ],
+)
+def test_mean_loops_match_numpy(shape: tuple[int, ...], axes: list[int]) -> None:
+    x = np.random.default_rng(0).integers(-128, 128, size=shape)
+    flat = x.reshape(-1)
+    kept, red, count = mean_loops(shape, axes)
+    want = x.sum(axis=tuple(axes)).reshape(-1) if axes else flat
+    kd = [k[0] for k in kept]
+    base = _walk(kd, [k[1] for k in kept]) if kept else np.zeros(1, np.int64)
+    inner = _walk([r[0] for r in red], [r[1] for r in red]) if red else np.zeros(1, np.int64)
+    got = flat[base[:, None] + inner[None, :]].sum(axis=1)
+    assert count == (int(np.prod([shape[a] for a in axes])) if axes else 1)
+    assert np.array_equal(got, want)
+
+
+# ------------------------------------------------------------------ refusals (IR level)
+
+
+def _t(tid: int, shape: tuple[int, ...], dtype: str = "int8", data=None) -> Tensor:
+    q = Quant(np.array([0.05], np.float32), np.array([3], np.int64))
+    return Tensor(tid, f"t{tid}", shape, dtype, q, data)
+
+
+def _binary_graph(kind: str, sa, sb, so, *, dtype: str = "int8", act: str = "NONE") -> Graph:
+    ts = [_t(0, sa, dtype), _t(1, sb, dtype), _t(2, so, dtype)]
+    op = Op(0, kind, [0, 1], [2], {"activation": act})
+    return Graph("g", ts, [op], [0, 1], [2])
+
+
+@pytest.mark.parametrize("kind", ["ADD", "MUL"])
+def test_accepts_plain_binary(kind: str) -> None:
+    low = lower(_binary_graph(kind, (1, 2, 3), (3,), (1, 2, 3)))
+    assert low.ops[0].stmt.startswith(f"tc_{kind.lower()}_s8(")
+    assert low.ops[0].macs == 6
+
+
+@pytest.mark.parametrize("kind", ["ADD", "MUL"])
+@pytest.mark.parametrize(
+    "sa,sb,so,dtype,act,msg",
+    [
+        ((1, 2, 3), (1, 4, 3), (1, 4, 3), "int8", "NONE", "broadcast"),
+        ((1, 2, 3), (1, 2, 3), (1, 2, 6), "int8", "NONE", "broadcast shape"),
+        ((1, 2, 3), (1, 2, 3), (1, 2, 3), "int16", "NONE", "int16"),
+        ((1, 2, 3), (1, 2, 3), (1, 2, 3), "int8", "TANH", "TANH"),
+    ],
+)
+def test_refuses(kind: str, sa, sb, so, dtype: str, act: str, msg: str) -> None:
+    with pytest.raises(CompileError, match=msg):
+        lower(_binary_graph(kind, sa, sb, so, dtype=dtype, act=act))
+
+
+def test_add_refuses_out_of_range_rescale() -> None:
+    g = _binary_graph("ADD", (1, 4), (1, 4), (1, 4))
+    g.t(2).quant = Quant(np.array([1e-9], np.float32), np.array([0], np.int64))
+    with pytest.raises(CompileError, match="rescale"):
+        lower(g)
+
+
+def test_mean_refuses_runtime_axes() -> None:
+    ts = [_t(0, (1, 4, 4, 3)), _t(1, (2,), "int32"), _t(2, (1, 3))]
+    ts[1].quant = None
+    g = Graph("g", ts, [Op(0, "MEAN", [0, 1], [2], {"keep_dims": False})], [0], [2])
+    with pytest.raises(CompileError, match="axis tensor must be constant"):
+        lower(g)
+    ts[1].data = np.array([1, 2], np.int64)
+    ts[1].dtype = "int64"
+    with pytest.raises(CompileError, match="int64 axis"):
+        lower(g)
+    ts[1].data, ts[1].dtype = np.array([1, -2], np.int32), "int32"
+    assert lower(g).ops[0].stmt.startswith("tc_mean_s8(")
+    ts[2].shape = (1, 4)
+    with pytest.raises(CompileError, match="does not match"):
+        lower(g)
+
+
+def test_loops_bounded_for_all_rank6_patterns() -> None:
+    """Any broadcast pattern up to rank 6 merges into at most 6 loops."""
+    for pat in itertools.product([0, 1, 2], repeat=6):
+        sa = tuple(1 if p == 1 else 2 for p in pat)
+        sb = tuple(1 if p == 2 else 2 for p in pat)
+        loops = broadcast_loops(sa, sb, np.broadcast_shapes(sa, sb))
+        assert loops is None or len(loops[0]) <= 6
+
+
+# ------------------------------------------------------------------ the C kernels themselves
+
+TOOLCHAINS = {
+    "host": ["cc"],
+    "m0plus": ["arm-none-eabi-gcc", "-mcpu=cortex-m0plus", "-mthumb"],
+    "m7": ["arm-none-eabi-gcc", "-mcpu=cortex-m7", "-mthumb", "-mfpu=fpv5-d16", "-mfloat-abi=hard"],
+}
+
+
+@pytest.mark.parametrize("target", sorted(TOOLCHAINS))
+def test_kernels_compile_without_warnings(target: str, tmp_path: Path) -> None:
+    src = ROOT / "firmware" / "kernels" / "tc_elementwise.c"
+    cmd = [*TOOLCHAINS[target], "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"]
+    cmd += ["-I", str(ROOT / "firmware" / "include"), "-c", str(src), "-o", str(tmp_path / "k.o")]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

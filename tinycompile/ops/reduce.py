@@ -1,0 +1,125 @@
+"""MEAN (int8) over any constant set of axes, as TensorFlow Lite Micro computes it.
+
+TFLM's int8 MEAN (``EvalIntegerMean`` in reduce_common.cc) runs ``QuantizedMeanOrSum`` for
+every axis set and keep_dims: the multiplier of ``input_scale / output_scale`` is folded with
+``1 / count`` (shift by ``floor(log2(count))``, capped, then integer division) and applied to
+``sum - input_zero_point * count``. Older TFLM releases took a plain ``sum / count`` shortcut when
+input and output quantization were equal; the TFLM this project checks against does not (the
+``mean_eqquant`` test model pins that). ``keep_dims`` changes only the output shape, not the
+bytes. The kernel is ``tc_mean_s8`` in firmware/kernels/tc_elementwise.c.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import Graph, Op
+from ..passes.qmath import quantize_multiplier
+from . import LowerCtx, fail, register
+from .common import inp, out, require_int8
+
+MAX_RANK = 6
+
+
+def resolve_axes(op: Op, g: Graph) -> list[int]:
+    """The reduced axes: from the constant axis tensor, negatives resolved, duplicates dropped."""
+    x = inp(op, g, 0)
+    rank = len(x.shape)
+    ax = inp(op, g, 1)
+    if not ax.is_const:
+        raise fail(op, "the axis tensor must be constant")
+    if ax.dtype != "int32":
+        raise fail(op, f"{ax.dtype} axis tensor is not supported (TFLM requires int32)")
+    axes: list[int] = []
+    for v in np.asarray(ax.data).reshape(-1).tolist():
+        a = int(v) + rank if v < 0 else int(v)
+        if not 0 <= a < rank:
+            raise fail(op, f"axis {v} out of range for rank {rank}")
+        if a not in axes:
+            axes.append(a)
+    return axes
+
+
+def _merge(dims: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Merge (extent, stride) loops, outermost first, where the outer one continues the inner."""
+    merged: list[tuple[int, int]] = []
+    for ext, stride in dims:
+        if ext == 1:
+            continue
+        if merged and merged[-1][1] == ext * stride:
+            merged[-1] = (merged[-1][0] * ext, stride)
+        else:
+            merged.append((ext, stride))
+    return merged
+
+
+def mean_loops(
+    shape: tuple[int, ...], axes: list[int]
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]:
+    """Kept loops (output order) and reduced loops as (extent, input stride), and the count."""
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    kept = _merge([(shape[d], strides[d]) for d in range(len(shape)) if d not in axes])
+    red = _merge([(shape[d], strides[d]) for d in range(len(shape)) if d in axes])
+    count = int(np.prod([shape[d] for d in axes], dtype=np.int64)) if axes else 1
+    return kept, red, count
+
+
+def mean_multiplier(in_scale: float, out_scale: float, count: int) -> tuple[int, int]:
+    """QuantizedMeanOrSum's output rescaling with 1/count folded in."""
+    m, s = quantize_multiplier(in_scale / out_scale)
+    if count <= 0:
+        return m, s
+    # QuantizeMultiplier keeps s >= -31, so the shift below is never negative.
+    shift = max(0, min(count.bit_length() - 1, 32, 31 + s))
+    return int((m << shift) // count), int(s - shift)
+
+
+def check_mean(op: Op, g: Graph) -> None:
+    if len(op.inputs) != 2 or len(op.outputs) != 1 or -1 in op.inputs:
+        raise fail(op, "expects an input, an axis tensor and 1 output")
+    require_int8(op, g, [op.inputs[0], op.outputs[0]])
+    x, o = inp(op, g, 0), out(op, g)
+    if len(x.shape) > MAX_RANK:
+        raise fail(op, f"rank above {MAX_RANK} is not supported")
+    axes = resolve_axes(op, g)
+    want = [x.shape[d] for d in range(len(x.shape)) if d not in axes]
+    if int(np.prod(want, dtype=np.int64)) != o.size:
+        raise fail(op, f"output shape {list(o.shape)} does not match reducing {axes}")
+    if x.size == 0:
+        raise fail(op, "empty input tensor")
+
+
+def mean_macs(op: Op, g: Graph) -> int:
+    return inp(op, g, 0).size
+
+
+@register("MEAN", check=check_mean, macs=mean_macs)
+def lower_mean(op: Op, g: Graph, ctx: LowerCtx) -> str:
+    x, o = inp(op, g, 0), out(op, g)
+    axes = resolve_axes(op, g)
+    kept, red, count = mean_loops(x.shape, axes)
+    m, s = mean_multiplier(x.quant.s, o.quant.s, count)
+
+    def arr(name: str, vals: list[int]) -> str:
+        return ctx.array(name, "int32_t", np.array(vals)) if vals else "0"
+
+    p = ctx.params(
+        "tc_mean_params_t",
+        {
+            "out_size": o.size,
+            "n_kept": len(kept),
+            "kept_dims": arr("kept_dims", [k[0] for k in kept]),
+            "kept_strides": arr("kept_strides", [k[1] for k in kept]),
+            "n_red": len(red),
+            "red_dims": arr("red_dims", [r[0] for r in red]),
+            "red_strides": arr("red_strides", [r[1] for r in red]),
+            "count": count,
+            "in_zp": x.quant.zp,
+            "out_zp": o.quant.zp,
+            "multiplier": m,
+            "shift": s,
+        },
+    )
+    return f"tc_mean_s8({p}, {ctx.ptr(op.inputs[0])}, {ctx.ptr(op.outputs[0], const=False)});"
