@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import MODELS, ROOT
 
 CLI = [sys.executable, "-m", "tinycompile.cli"]

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-
 from conftest import MODELS, ROOT
 
 CLI = [sys.executable, "-m", "tinycompile.cli"]
@@ -48,8 +47,17 @@ def test_run_host_writes_outputs(tmp_path: Path) -> None:
     model = ROOT / "examples" / "digits.tflite"
     x = np.load(ROOT / "examples" / "digits_inputs.npy")
     np.save(tmp_path / "x.npy", x)
-    r = cli("run", str(model), "--board", "host", "--inputs", str(tmp_path / "x.npy"),
-            "--outputs", str(tmp_path / "y.npy"), "--json")
+    r = cli(
+        "run",
+        str(model),
+        "--board",
+        "host",
+        "--inputs",
+        str(tmp_path / "x.npy"),
+        "--outputs",
+        str(tmp_path / "y.npy"),
+        "--json",
+    )
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["mismatches"] == 0 and d["max_abs_diff"] == 0 and d["samples"] == len(x)

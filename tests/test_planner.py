@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import op_models, whole_models
+
 from tinycompile import api
 
 MODELS = whole_models() + op_models()

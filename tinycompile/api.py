@@ -44,30 +44,57 @@ def generate(model: str | Path | Plan, out_dir: str | Path) -> Path:
     """Write the C project for a model into ``out_dir`` atomically; returns the folder.
 
     The project is written to a temporary sibling folder and moved into place at the end, so an
-    interrupted or failed generation never leaves a folder that looks like a valid one.
+    interrupted or failed generation never leaves a folder that looks like a valid one, and an
+    earlier project in ``out_dir`` stays as it was. Only an earlier generated project or an empty
+    folder is ever replaced: a file, a folder of other files, or the current folder (or one of
+    its parents) is refused.
     """
     from .codegen import write_project
 
     p = model if isinstance(model, Plan) else plan(model)
     out = Path(out_dir).resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    _check_output(out)
+    tmp: Path | None = None
     try:
-        shutil.rmtree(tmp)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
         write_project(p, tmp)
         replace_dir(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException as e:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(e, OSError):
+            raise CompileError(f"cannot write output folder {out}: {e.strerror or e}") from None
         raise
     return out
 
 
+def _check_output(out: Path) -> None:
+    """Refuse output folders whose replacement would destroy something that is not ours."""
+    if out == Path.cwd().resolve() or out in Path.cwd().resolve().parents:
+        raise CompileError(f"output folder {out} is the current folder or contains it")
+    if not out.exists() and not out.is_symlink():
+        return
+    if not out.is_dir():
+        raise CompileError(f"output path {out} exists and is not a folder")
+    if any(out.iterdir()) and not (out / "model" / "tc_model.h").is_file():
+        raise CompileError(
+            f"output folder {out} exists and is not a tinycompile project; refusing to replace it"
+        )
+
+
 def replace_dir(src: Path, dst: Path) -> None:
-    """Move ``src`` to ``dst``, replacing an existing ``dst`` (renames only, same filesystem)."""
+    """Move ``src`` to ``dst``, replacing an existing ``dst`` (renames only, same filesystem).
+
+    If the final rename fails, the previous ``dst`` is put back."""
     if dst.exists():
-        old = dst.with_name(f".{dst.name}.old.{os.getpid()}")
+        old = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".old", dir=dst.parent))
         os.replace(dst, old)
-        os.replace(src, dst)
+        try:
+            os.replace(src, dst)
+        except BaseException:
+            os.replace(old, dst)
+            raise
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.replace(src, dst)
@@ -105,6 +132,8 @@ class RunResult:
     outputs: list[np.ndarray]  # per graph output, batch on axis 0
     layers: list[np.ndarray] = field(default_factory=list)  # per layer, batch on axis 0
     ticks: np.ndarray | None = None  # (samples, layers + 1): per layer, then whole invoke
+    emulator: object | None = None  # emulate.EmulatorResult for emulator runs
+    firmware: object | None = None  # firmware_build.FirmwareBuild for board runs
 
 
 def pack_inputs(g: Graph, inputs: list[np.ndarray]) -> bytes:
@@ -227,7 +256,8 @@ class CompareReport:
         )
         bad = [la for la in self.layers if la["mismatches"]]
         lines = [head] + [
-            f"  layer {la['layer']} op {la['op_index']} {la['kind']}: {la['mismatches']} bytes differ"
+            f"  layer {la['layer']} op {la['op_index']} {la['kind']}: "
+            f"{la['mismatches']} bytes differ"
             f" (max |diff| {la['max_abs_diff']:g})"
             for la in bad[:10]
         ]
@@ -268,6 +298,8 @@ def compare(
             res = run_host(p, project, xs, debug_layers=layers)
         else:
             res = run_board(p, project, board, xs, debug_layers=layers)
+    prof = profile_of(res, p) if res.emulator is not None else None
+    build_text = str(res.firmware.size) if res.firmware is not None else ""
     tids = [op.outputs[0] for op in steps] if layers else None
     ref = run_tflm(model, xs, tensor_ids=tids, n_outputs=len(g.outputs))
     mism = 0
@@ -295,11 +327,155 @@ def compare(
             )
             mism += m
             maxd = max(maxd, d)
-    return CompareReport(str(model), xs[0].shape[0], mism, maxd, out_m, lrep, res, ref.outputs)
+    return CompareReport(
+        str(model), xs[0].shape[0], mism, maxd, out_m, lrep, res, ref.outputs, prof, build_text
+    )
+
+
+@dataclass
+class BoardBuild:
+    """A firmware build for a board, with its size report."""
+
+    firmware: object  # firmware_build.FirmwareBuild
+    project: Path
+
+    def text(self) -> str:
+        fw = self.firmware
+        files = ", ".join(
+            str(f.relative_to(self.project)) for f in (fw.elf, fw.bin, fw.hex) if f is not None
+        )
+        return f"{self.project}: {files}\n{fw.size}"
+
+    def as_dict(self) -> dict:
+        fw = self.firmware
+        return {
+            "project": str(self.project),
+            "elf": str(fw.elf),
+            "bin": str(fw.bin),
+            "hex": str(fw.hex),
+            "size": fw.size.as_dict(),
+        }
+
+
+def _fail_if_too_big(p: Plan, board: str) -> None:
+    """Refuse before compiling when the plan alone exceeds the board, naming the peak layers."""
+    from .errors import DoesNotFit
+    from .fit import check_fit
+
+    v = check_fit(p, board)
+    if not v.fits:
+        parts = []
+        if not v.fits_sram:
+            parts.append(
+                f"SRAM needs {v.sram_need:,} B (arena {v.arena:,} + stack {v.stack:,}"
+                f" + runtime) of {v.sram_total:,}; peak set by {v.peak_text}"
+            )
+        if not v.fits_flash:
+            parts.append(f"flash needs ~{v.flash_need:,} B of {v.flash_total:,}")
+        raise DoesNotFit(
+            f"does not fit board {v.board.name}: " + "; ".join(parts), source=p.graph.source or None
+        )
+
+
+def build_board(
+    p: Plan,
+    board: str,
+    out_dir: str | Path,
+    *,
+    emulator: bool = False,
+    debug_layers: bool = False,
+    profile: bool = True,
+    test_inputs: list[np.ndarray] | None = None,
+) -> BoardBuild:
+    """Generate the project and cross-compile it for ``board`` (or its emulator variant)."""
+    from .errors import DoesNotFit
+    from .firmware_build import build_firmware
+
+    _fail_if_too_big(p, board)
+    project = generate(p, out_dir)
+    if test_inputs is None and not emulator:
+        test_inputs = [x[0] for x in make_inputs(p.graph, 1, 0)]
+    try:
+        fw = build_firmware(
+            project,
+            board,
+            variant="emulator" if emulator else "board",
+            debug_layers=debug_layers,
+            profile=profile,
+            test_inputs=None if emulator else test_inputs,
+        )
+    except DoesNotFit as e:
+        raise DoesNotFit(
+            f"{e.reason}; peak SRAM set by "
+            + __import__("tinycompile.fit", fromlist=["x"]).peak_description(p),
+            source=p.graph.source or None,
+        ) from None
+    return BoardBuild(fw, project)
 
 
 def run_board(
-    p: Plan, project: Path, board: str, inputs: list[np.ndarray], *, debug_layers: bool = False
+    p: Plan,
+    project: Path,
+    board: str,
+    inputs: list[np.ndarray],
+    *,
+    debug_layers: bool = False,
+    timeout_s: float = 600.0,
 ) -> RunResult:
-    """Build the emulator variant for ``board`` and run it in QEMU."""
-    raise CompileError(f"board '{board}': emulator runs are not wired yet")
+    """Build the emulator variant for ``board`` and run it in QEMU (with per-layer ticks)."""
+    from .emulate import run_emulator
+    from .firmware_build import build_firmware
+
+    _fail_if_too_big(p, board)
+    fw = build_firmware(project, board, variant="emulator", debug_layers=debug_layers, profile=True)
+    with tempfile.TemporaryDirectory(prefix="tc_emu_") as wd:
+        Path(wd, "tc_in.bin").write_bytes(pack_inputs(p.graph, inputs))
+        er = run_emulator(fw, wd, timeout_s=timeout_s)
+    res = unpack_outputs(p, er.output, inputs[0].shape[0], debug_layers=debug_layers, profile=True)
+    res.emulator = er
+    res.firmware = fw
+    return res
+
+
+def profile_of(res: RunResult, p: Plan) -> dict:
+    """Instructions per inference and per layer (first sample; all samples agree or the
+    spread is reported)."""
+    er = res.emulator
+    over = er.timer_overhead_ticks or 0
+    ticks = res.ticks
+    totals = [er.instructions(int(t), subtract_overhead=True) for t in ticks[:, -1]]
+    per_layer = [er.instructions(max(int(t) - over, 0)) for t in ticks[0, :-1]]
+    steps = [p.lowering.ops[i] for i in p.order]
+    return {
+        "instructions": totals[0],
+        "instructions_min": min(totals),
+        "instructions_max": max(totals),
+        "layers": [
+            {
+                "layer": k,
+                "op_index": lo.op.index,
+                "op": lo.op.kind,
+                "macs": lo.macs,
+                "instructions": n,
+            }
+            for k, (lo, n) in enumerate(zip(steps, per_layer, strict=True))
+        ],
+    }
+
+
+def profile_table(r: CompareReport) -> str:
+    prof = r.profile or {}
+    rows = [
+        f"{'layer':>5}  {'op#':>4}  {'op':<18} {'MACs':>11} {'instructions':>13} {'instr/MAC':>9}"
+    ]
+    for la in prof.get("layers", []):
+        ipm = f"{la['instructions'] / la['macs']:.2f}" if la["macs"] else "-"
+        rows.append(
+            f"{la['layer']:>5}  {la['op_index']:>4}  {la['op']:<18} {la['macs']:>11,} "
+            f"{la['instructions']:>13,} {ipm:>9}"
+        )
+    spread = ""
+    if prof.get("instructions_min") != prof.get("instructions_max"):
+        spread = f" (range {prof['instructions_min']:,}..{prof['instructions_max']:,})"
+    rows.append(f"instructions per inference: {prof.get('instructions', 0):,}{spread}")
+    return "\n".join(rows)

@@ -26,8 +26,12 @@ def _model_arg(p: argparse.ArgumentParser, required: bool = True) -> None:
     if required:
         p.add_argument("model", help="model file (.tflite)")
     else:
-        p.add_argument("model", nargs="?", default=None,
-                       help="model file (.tflite); default: the bundled example")
+        p.add_argument(
+            "model",
+            nargs="?",
+            default=None,
+            help="model file (.tflite); default: the bundled example",
+        )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,7 +46,9 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", help="generate C and compile it for a board (or the host)")
     _model_arg(p, required=False)
-    p.add_argument("--board", default=DEFAULT_BOARD, help=f"board name or file (default {DEFAULT_BOARD})")
+    p.add_argument(
+        "--board", default=DEFAULT_BOARD, help=f"board name or file (default {DEFAULT_BOARD})"
+    )
     p.add_argument("-o", "--output", help="output folder (default: build/<model>-<board>)")
     p.add_argument("--emulator", action="store_true", help="build the QEMU variant of the board")
     p.add_argument("--json", action="store_true")
@@ -51,7 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     _model_arg(p, required=False)
     p.add_argument("--board", default=DEFAULT_BOARD)
     p.add_argument("--emulator", action="store_true", help="run the board build in QEMU")
-    p.add_argument("--inputs", help=".npy (one input, batch on axis 0) or .npz (one array per input)")
+    p.add_argument(
+        "--inputs", help=".npy (one input, batch on axis 0) or .npz (one array per input)"
+    )
     p.add_argument("--outputs", help="write what the compiled code produced (.npy or .npz)")
     p.add_argument("-n", type=int, default=20, help="random inputs when --inputs is absent")
     p.add_argument("--seed", type=int, default=0)
@@ -161,16 +169,20 @@ def cmd_run(a: argparse.Namespace) -> int:
             print(api.profile_table(r))
             print()
         verdict = "bit-exact with TFLM" if r.ok else "MISMATCH with TFLM"
-        print(f"{verdict}: {r.samples} inputs, {r.output_mismatches} mismatching output bytes"
-              + (f", {r.mismatches} in all layers" if a.layers else "")
-              + f", max |diff| {r.max_abs_diff:g}")
+        print(
+            f"{verdict}: {r.samples} inputs, {r.output_mismatches} mismatching output bytes"
+            + (f", {r.mismatches} in all layers" if a.layers else "")
+            + f", max |diff| {r.max_abs_diff:g}"
+        )
     return 0 if r.ok else 1
 
 
 def main(argv: list[str] | None = None) -> int:
     a = _parser().parse_args(argv)
     try:
-        return {"plan": cmd_plan, "build": cmd_build, "run": cmd_run, "boards": cmd_boards}[a.cmd](a)
+        return {"plan": cmd_plan, "build": cmd_build, "run": cmd_run, "boards": cmd_boards}[a.cmd](
+            a
+        )
     except DoesNotFit as e:
         print(f"tinycompile: {e}", file=sys.stderr)
         return 1
@@ -183,8 +195,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # a bug in tinycompile, not in the user's input
         if os.environ.get("TINYCOMPILE_DEBUG"):
             raise
-        print(f"tinycompile: internal error: {type(e).__name__}: {e} "
-              "(set TINYCOMPILE_DEBUG=1 for a traceback)", file=sys.stderr)
+        print(
+            f"tinycompile: internal error: {type(e).__name__}: {e} "
+            "(set TINYCOMPILE_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
         return 70
 
 

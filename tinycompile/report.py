@@ -41,17 +41,26 @@ def plan_table(p: Plan) -> str:
     peak_ops = {la.op_index for la in p.peak_layers()}
     rows = [("step", "op#", "op", "output shape", "MACs", "weights B", "live B", "")]
     for la in p.layers:
-        rows.append((
-            str(la.step), str(la.op_index), la.kind, "x".join(map(str, la.out_shape)) or "scalar",
-            f"{la.macs:,}", f"{la.flash_bytes:,}", f"{la.live_bytes:,}",
-            "<- peak" if la.op_index in peak_ops else "",
-        ))
+        rows.append(
+            (
+                str(la.step),
+                str(la.op_index),
+                la.kind,
+                "x".join(map(str, la.out_shape)) or "scalar",
+                f"{la.macs:,}",
+                f"{la.flash_bytes:,}",
+                f"{la.live_bytes:,}",
+                "<- peak" if la.op_index in peak_ops else "",
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     right = {0, 1, 4, 5, 6}
     lines = []
     for r in rows:
-        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths,
-                 strict=True))]
+        cells = [
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ]
         lines.append("  ".join(cells).rstrip())
     total_macs = sum(la.macs for la in p.layers)
     lines.append("")

@@ -36,7 +36,9 @@ def to_int8_tflite(
     else:
         conv = tf.lite.TFLiteConverter.from_keras_model(model)
     conv.optimizations = [tf.lite.Optimize.DEFAULT]
-    conv.representative_dataset = lambda: ([np.asarray(x, np.float32) for x in s] for s in rep_data())
+    conv.representative_dataset = lambda: (
+        [np.asarray(x, np.float32) for x in s] for s in rep_data()
+    )
     conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     if not float_io:
         conv.inference_input_type = tf.int8

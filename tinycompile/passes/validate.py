@@ -65,11 +65,13 @@ def _check_types(g: Graph) -> None:
                 raise CompileError(
                     f"float32 activations (tensor {tid}): only INT8-quantized models are supported;"
                     " convert with full-integer post-training quantization",
-                    op_index=op.index, op_kind=op.kind,
+                    op_index=op.index,
+                    op_kind=op.kind,
                 )
             if t.dtype == "int16":
                 raise CompileError(
                     f"int16 activations (tensor {tid}, 16x8 quantization) are not supported;"
                     " quantize activations to int8",
-                    op_index=op.index, op_kind=op.kind,
+                    op_index=op.index,
+                    op_kind=op.kind,
                 )

@@ -1,0 +1,57 @@
+/* tinycompile board support: the interface between the generic mains/startup and the per-family
+ * drivers in firmware/boards/<family>/.
+ *
+ * Every build includes the generated tc_board.h (DIR/board/tc_board.h) first: it names the board,
+ * the variant (TC_VARIANT_EMULATOR or TC_VARIANT_BOARD), the timer (TC_TIMER_DWT or
+ * TC_TIMER_SYSTICK) and the console UART's instance, pins and baud rate.
+ */
+#ifndef TC_BOARD_IO_H
+#define TC_BOARD_IO_H
+
+#include <stdint.h>
+
+#include "tc_board.h"
+
+#define TC_REG32(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
+#define TC_REG16(addr) (*(volatile uint16_t *)(uintptr_t)(addr))
+#define TC_REG8(addr) (*(volatile uint8_t *)(uintptr_t)(addr))
+
+/* Cortex-M system control space (ARMv6-M / ARMv7-M architecture reference manuals). */
+#define TC_SCB_ICSR 0xE000ED04u
+#define TC_SCB_VTOR 0xE000ED08u
+#define TC_SCB_CCR 0xE000ED14u
+#define TC_SCB_CFSR 0xE000ED28u
+#define TC_SCB_HFSR 0xE000ED2Cu
+#define TC_SCB_MMFAR 0xE000ED34u
+#define TC_SCB_BFAR 0xE000ED38u
+#define TC_SCB_CPACR 0xE000ED88u
+#define TC_SYST_CSR 0xE000E010u
+#define TC_SYST_RVR 0xE000E014u
+#define TC_SYST_CVR 0xE000E018u
+
+/* Per-family driver (one of firmware/boards/<family>/tc_uart_*.c). */
+void tc_board_init(void);          /* clocks, pin muxing: called first thing in main */
+void tc_console_init(void);        /* console UART at TC_UART_BAUD */
+void tc_console_putc(char c);      /* blocking */
+void tc_console_flush(void);       /* wait until the last byte has left the shifter */
+
+/* Console text helpers (tc_console.c), all blocking. tc_console_ready is set once the UART is
+ * up; the fault handler prints only then. */
+extern volatile int tc_console_ready;
+void tc_puts(const char *s);
+void tc_put_u32(uint32_t v);
+void tc_put_hex32(uint32_t v);
+void tc_put_hex_bytes(const void *data, uint32_t n);
+
+/* Semihosting (tc_semihost.c): valid only under a debugger or QEMU -semihosting. */
+void tc_semihost_write0(const char *s);
+void tc_semihost_exit(int code) __attribute__((noreturn));
+
+/* Stack painting (tc_startup.c): bytes of the stack reserve ever touched since reset. */
+uint32_t tc_stack_used(void);
+uint32_t tc_stack_reserve(void);
+
+/* Exit status of a firmware that took a fault (emulator variant). */
+#define TC_EXIT_FAULT 70
+
+#endif /* TC_BOARD_IO_H */

@@ -1,0 +1,118 @@
+/* tinycompile board support: STM32F4 / STM32F7 / STM32H7 console USART and board bring-up.
+ *
+ * The core keeps its reset clock (HSI: 16 MHz on F4/F7, 64 MHz on H7) and every bus prescaler
+ * stays at 1, so the USART kernel clock is TC_UART_CLOCK_HZ = the board's clock_hz. Register
+ * addresses are the reference manuals' (RM0090 F4, RM0385 F7, RM0433 H7). tc_board.h selects the
+ * family (TC_STM32_F4 / TC_STM32_F7 / TC_STM32_H7), the instance (TC_UART_INSTANCE: 1, 2, 3 or 6)
+ * and the pins (TC_UART_TX_PORT/PIN, TC_UART_RX_PORT/PIN with port A = 0, TC_UART_AF).
+ */
+#include <stdint.h>
+
+#include "tc_board_io.h"
+
+#if defined(TC_STM32_H7)
+#define RCC_BASE 0x58024400u
+#define RCC_GPIOEN (RCC_BASE + 0x0E0u) /* RCC_AHB4ENR */
+#define RCC_APB1EN (RCC_BASE + 0x0E8u) /* RCC_APB1LENR */
+#define RCC_APB2EN (RCC_BASE + 0x0F0u) /* RCC_APB2ENR */
+#define GPIO_BASE(port) (0x58020000u + 0x400u * (uint32_t)(port))
+#define PWR_BASE 0x58024800u
+#define PWR_CSR1 (PWR_BASE + 0x04u)
+#define PWR_CR3 (PWR_BASE + 0x0Cu)
+#elif defined(TC_STM32_F4) || defined(TC_STM32_F7)
+#define RCC_BASE 0x40023800u
+#define RCC_GPIOEN (RCC_BASE + 0x30u) /* RCC_AHB1ENR */
+#define RCC_APB1EN (RCC_BASE + 0x40u) /* RCC_APB1ENR */
+#define RCC_APB2EN (RCC_BASE + 0x44u) /* RCC_APB2ENR */
+#define GPIO_BASE(port) (0x40020000u + 0x400u * (uint32_t)(port))
+#else
+#error "tc_uart_stm32.c: define TC_STM32_F4, TC_STM32_F7 or TC_STM32_H7"
+#endif
+
+#if TC_UART_INSTANCE == 1
+#define UART_BASE 0x40011000u
+#define UART_EN_REG RCC_APB2EN
+#define UART_EN_BIT 4u
+#elif TC_UART_INSTANCE == 2
+#define UART_BASE 0x40004400u
+#define UART_EN_REG RCC_APB1EN
+#define UART_EN_BIT 17u
+#elif TC_UART_INSTANCE == 3
+#define UART_BASE 0x40004800u
+#define UART_EN_REG RCC_APB1EN
+#define UART_EN_BIT 18u
+#elif TC_UART_INSTANCE == 6
+#define UART_BASE 0x40011400u
+#define UART_EN_REG RCC_APB2EN
+#define UART_EN_BIT 5u
+#else
+#error "tc_uart_stm32.c: TC_UART_INSTANCE must be 1, 2, 3 or 6"
+#endif
+
+#if defined(TC_STM32_F4)
+/* USART "v1" layout: SR, DR, BRR, CR1. */
+#define USART_SR (UART_BASE + 0x00u)
+#define USART_TDR (UART_BASE + 0x04u)
+#define USART_BRR (UART_BASE + 0x08u)
+#define USART_CR1 (UART_BASE + 0x0Cu)
+#define USART_CR1_UE (1u << 13)
+#else
+/* USART "v2" layout (F7, H7): CR1, CR2, CR3, BRR, ..., ISR, ICR, RDR, TDR. */
+#define USART_CR1 (UART_BASE + 0x00u)
+#define USART_BRR (UART_BASE + 0x0Cu)
+#define USART_SR (UART_BASE + 0x1Cu) /* ISR */
+#define USART_TDR (UART_BASE + 0x28u)
+#define USART_CR1_UE (1u << 0)
+#endif
+#define USART_CR1_TE (1u << 3)
+#define USART_CR1_RE (1u << 2)
+#define USART_SR_TXE (1u << 7)
+#define USART_SR_TC (1u << 6)
+
+static void tc_gpio_af(uint32_t port, uint32_t pin, uint32_t af, int pull_up)
+{
+    uint32_t base = GPIO_BASE(port);
+    TC_REG32(RCC_GPIOEN) |= 1u << port;
+    (void)TC_REG32(RCC_GPIOEN); /* read back: the clock is on before the GPIO is touched */
+    TC_REG32(base + 0x08u) = (TC_REG32(base + 0x08u) & ~(3u << (2 * pin))) | (2u << (2 * pin));
+    TC_REG32(base + 0x0Cu) = (TC_REG32(base + 0x0Cu) & ~(3u << (2 * pin))) |
+                             ((pull_up ? 1u : 0u) << (2 * pin));
+    uint32_t afr = base + 0x20u + 4u * (pin / 8u);
+    TC_REG32(afr) = (TC_REG32(afr) & ~(0xFu << (4 * (pin % 8u)))) | (af << (4 * (pin % 8u)));
+    TC_REG32(base + 0x00u) = (TC_REG32(base + 0x00u) & ~(3u << (2 * pin))) | (2u << (2 * pin));
+}
+
+void tc_board_init(void)
+{
+#if defined(TC_STM32_H7)
+    /* RM0433 power supply configuration: LDO supply, lock the configuration, wait for VOS. */
+    TC_REG32(PWR_CR3) = (TC_REG32(PWR_CR3) & ~0x7u) | (1u << 1); /* LDOEN, SCUEN=0, BYPASS=0 */
+    while ((TC_REG32(PWR_CSR1) & (1u << 13)) == 0) { /* ACTVOSRDY */
+    }
+#endif
+}
+
+void tc_console_init(void)
+{
+    tc_gpio_af(TC_UART_TX_PORT, TC_UART_TX_PIN, TC_UART_AF, 0);
+    tc_gpio_af(TC_UART_RX_PORT, TC_UART_RX_PIN, TC_UART_AF, 1);
+    TC_REG32(UART_EN_REG) |= 1u << UART_EN_BIT;
+    (void)TC_REG32(UART_EN_REG);
+    TC_REG32(USART_CR1) = 0;
+    TC_REG32(USART_BRR) = (TC_UART_CLOCK_HZ + TC_UART_BAUD / 2u) / TC_UART_BAUD;
+    TC_REG32(USART_CR1) = USART_CR1_TE | USART_CR1_RE;
+    TC_REG32(USART_CR1) |= USART_CR1_UE;
+}
+
+void tc_console_putc(char c)
+{
+    while ((TC_REG32(USART_SR) & USART_SR_TXE) == 0) {
+    }
+    TC_REG32(USART_TDR) = (uint8_t)c;
+}
+
+void tc_console_flush(void)
+{
+    while ((TC_REG32(USART_SR) & USART_SR_TC) == 0) {
+    }
+}

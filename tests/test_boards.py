@@ -1,0 +1,194 @@
+"""Board files: loading, validation errors, user boards, fit verdicts, RP2040 boot2 checksum."""
+
+from __future__ import annotations
+
+import os
+import random
+import zlib
+from pathlib import Path
+
+import pytest
+
+from tinycompile import boards
+from tinycompile.boards import check_fit, get_board, list_boards, load_board_file
+from tinycompile.errors import CompileError, DoesNotFit
+from tinycompile.firmware_build import rp2040_boot2_crc32
+
+HARDWARE_BOARDS = {"stm32f746", "stm32f407", "samd21", "nrf52840", "rp2040", "stm32h743"}
+EMULATOR_BOARDS = {"qemu-m3", "qemu-m4", "qemu-m7"}
+
+GOOD = """\
+name = "{name}"
+description = "a test board"
+core = "cortex-m4"
+fpu = "fpv4-sp-d16"
+clock_hz = 16_000_000
+flash_methods = ["openocd"]
+
+[flash]
+origin = 0x08000000
+size = 0x40000
+
+[[sram]]
+name = "sram"
+origin = 0x20000000
+size = 0x10000
+
+[uart]
+driver = "stm32f4"
+instance = 2
+tx = "PA2"
+rx = "PA3"
+af = 7
+
+[emulator]
+machine = "mps2-an386"
+"""
+
+
+def test_builtin_boards_load() -> None:
+    names = {b.name for b in list_boards()}
+    assert HARDWARE_BOARDS | EMULATOR_BOARDS <= names
+    for b in list_boards():
+        assert b.core in boards.CORE_FPUS and b.fpu in boards.CORE_FPUS[b.core]
+        assert b.flash is not None and b.flash_bytes > 0 and b.sram_bytes > b.stack_bytes
+        assert b.emulator is not None and b.emulator.machine.startswith("mps2-")
+        assert b.uart is not None and b.uart.baud == 115200
+        assert (b.name in HARDWARE_BOARDS) == b.has_hardware
+        assert b.source is not None and b.source.name == f"{b.name}.toml"
+
+
+def test_board_facts() -> None:
+    f7 = get_board("stm32f746")
+    assert (f7.core, f7.fpu, f7.caches) == ("cortex-m7", "fpv5-sp-d16", True)
+    assert (f7.flash.origin, f7.flash_bytes) == (0x08000000, 1 << 20)
+    assert (f7.main_sram.origin, f7.sram_bytes) == (0x20000000, 320 * 1024)
+    assert (f7.uart.driver, f7.uart.instance, f7.uart.tx, f7.uart.rx) == ("stm32f7", 1, "PA9",
+                                                                          "PB7")
+    assert f7.max_clock_hz == 216_000_000 and f7.clock_hz == 16_000_000
+    zero = get_board("samd21")
+    assert zero.core == "cortex-m0plus" and zero.timer == "systick"
+    assert zero.flash.app_origin == 0x2000 and zero.flash_bytes == 248 * 1024
+    assert zero.sram_bytes == 32 * 1024 and zero.emulator.unaligned_trap
+    assert (zero.uart.instance, zero.uart.tx, zero.uart.rx) == (5, "PB22", "PB23")
+    pico = get_board("rp2040")
+    assert pico.flash.boot2 == "rp2040-03h" and pico.flash.origin == 0x10000000
+    assert pico.sram_bytes == 264 * 1024 and pico.flash.uf2_family_id == 0xE48BFF56
+    h7 = get_board("stm32h743")
+    assert h7.fpu == "fpv5-d16" and h7.main_sram.origin == 0x24000000
+    assert {r.name for r in h7.sram} == {"axi_sram", "dtcm", "sram123", "sram4"}
+    assert get_board("stm32f407").emulator.board_machine == "netduinoplus2"
+    assert get_board("nrf52840").uart.tx == "P0.06"
+    assert get_board("qemu-m7").emulator.machine == "mps2-an500"
+
+
+def test_cpu_flags() -> None:
+    assert get_board("samd21").cpu_flags() == ["-mcpu=cortex-m0plus", "-mthumb",
+                                               "-mfloat-abi=soft"]
+    assert get_board("stm32h743").cpu_flags() == ["-mcpu=cortex-m7", "-mthumb",
+                                                  "-mfpu=fpv5-d16", "-mfloat-abi=hard"]
+
+
+def test_host_board() -> None:
+    host = get_board("host")
+    assert host.is_host and host.core is None and host.cpu_flags() == []
+    assert "host" in {b.name for b in list_boards(include_host=True)}
+    assert "host" not in {b.name for b in list_boards()}
+
+
+def test_unknown_board() -> None:
+    with pytest.raises(CompileError, match="unknown board 'nope'.*stm32f746"):
+        get_board("nope")
+
+
+def test_board_by_path_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "myboard.toml"
+    path.write_text(GOOD.format(name="myboard"))
+    b = get_board(str(path))
+    assert b.name == "myboard" and b.source == path
+    assert get_board(path).sram_bytes == 0x10000
+    with pytest.raises(CompileError, match="unknown board"):
+        get_board("myboard")
+    other = tmp_path / "more"
+    other.mkdir()
+    (other / "stm32f407.toml").write_text(GOOD.format(name="stm32f407"))  # shadows built-in
+    monkeypatch.setenv(boards.ENV_VAR, os.pathsep.join([str(tmp_path), str(other)]))
+    assert get_board("myboard").description == "a test board"
+    assert get_board("stm32f407").sram_bytes == 0x10000
+    names = [b.name for b in list_boards()]
+    assert names.count("stm32f407") == 1 and "myboard" in names
+
+
+@pytest.mark.parametrize(
+    ("edit", "field_msg"),
+    [
+        (lambda t: t.replace('core = "cortex-m4"\n', ""), "field 'core': missing"),
+        (lambda t: t.replace('"cortex-m4"', '"cortex-m33"'), "field 'core': 'cortex-m33' is not"),
+        (lambda t: t.replace('"fpv4-sp-d16"', '"fpv5-d16"'), "field 'fpu': 'fpv5-d16' is not"),
+        (lambda t: t.replace("clock_hz = 16_000_000", 'clock_hz = "fast"'),
+         "field 'clock_hz': expected int, got str"),
+        (lambda t: t.replace("size = 0x40000", "size = 0"), "field 'flash.size': must be positive"),
+        (lambda t: t.replace("size = 0x10000", "size = -4"),
+         r"field 'sram\[0\].size': must be positive"),
+        (lambda t: t.replace('tx = "PA2"', 'tx = "PZ2"'), "field 'uart.tx': 'PZ2' is not a pin"),
+        (lambda t: t.replace("af = 7", "af = 99"), "field 'uart.af': 99 is not one of 0..15"),
+        (lambda t: t.replace('driver = "stm32f4"', 'driver = "samd21"'),
+         "field 'uart.driver': driver samd21 is for"),
+        (lambda t: t.replace('machine = "mps2-an386"', 'machine = "virt"'),
+         "field 'emulator.machine'"),
+        (lambda t: t.replace('name = "bad"', 'name = "other"'), "field 'name': 'other' must match"),
+        (lambda t: "turbo = true\n" + t, "field 'turbo': unknown field"),
+        (lambda t: t + "turbo = true\n", "field 'emulator.turbo': unknown field"),
+        (lambda t: t.replace('fpu = "fpv4-sp-d16"', 'fpu = "fpv4-sp-d16"\ntimer = "rtc"'),
+         "field 'timer'"),
+        (lambda t: t.replace("[[sram]]", "[sram]"), "field 'sram': expected a non-empty array"),
+        (lambda t: t.replace("[emulator]", "[emulator"), "not valid TOML"),
+    ],
+)
+def test_malformed_board_file(tmp_path: Path, edit, field_msg: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(edit(GOOD.format(name="bad")))
+    with pytest.raises(CompileError, match=field_msg) as info:
+        load_board_file(path)
+    assert str(path) in str(info.value)  # the message names the file
+    assert "\n" not in str(info.value)
+
+
+def test_malformed_board_in_env_dir_is_reported(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "broken.toml").write_text('name = "broken"\ncore = 7\n')
+    monkeypatch.setenv(boards.ENV_VAR, str(tmp_path))
+    with pytest.raises(CompileError, match=r"broken\.toml: field 'core': expected str"):
+        list_boards()
+    with pytest.raises(CompileError, match="broken.toml"):
+        get_board("broken")
+
+
+def test_check_fit() -> None:
+    zero = get_board("samd21")
+    check_fit(zero, arena_bytes=20_000, flash_bytes=100_000)
+    with pytest.raises(DoesNotFit, match="SRAM: arena 40000"):
+        check_fit(zero, arena_bytes=40_000, flash_bytes=1000, source="m.tflite")
+    with pytest.raises(DoesNotFit, match="flash: 300000 bytes"):
+        check_fit(zero, arena_bytes=1000, flash_bytes=300_000)
+    check_fit(get_board("host"), arena_bytes=1 << 30, flash_bytes=1 << 30)
+
+
+def _reflect(value: int, bits: int) -> int:
+    return int(f"{value:0{bits}b}"[::-1], 2)
+
+
+def _mpeg2_crc_via_zlib(data: bytes) -> int:
+    """CRC-32/MPEG-2 from zlib's reflected CRC-32: reflect every input byte, undo the final XOR
+    and reflect the result (the reflected algorithm is the mirror image of the plain one)."""
+    mirrored = bytes(_reflect(b, 8) for b in data)
+    return _reflect(zlib.crc32(mirrored) ^ 0xFFFFFFFF, 32)
+
+
+def test_rp2040_crc_matches_independent_computation() -> None:
+    assert rp2040_boot2_crc32(b"123456789") == 0x0376E6E7  # CRC-32/MPEG-2 check value
+    assert _mpeg2_crc_via_zlib(b"123456789") == 0x0376E6E7
+    rng = random.Random(7)
+    for n in (0, 1, 252, 1000):
+        data = bytes(rng.randrange(256) for _ in range(n))
+        assert rp2040_boot2_crc32(data) == _mpeg2_crc_via_zlib(data)

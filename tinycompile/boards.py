@@ -1,0 +1,505 @@
+"""Board descriptions: one TOML file per board, loaded and validated into a `Board`.
+
+Built-in boards live in the repository's ``boards/`` folder. Users add boards by dropping a
+``NAME.toml`` file into a folder named by the ``TINYCOMPILE_BOARDS_DIR`` environment variable
+(several folders separated by ``os.pathsep``; they take precedence over the built-in ones), or by
+passing the file's path wherever a board name is accepted. The special board ``host`` has no core:
+it stands for the host C compiler.
+
+File format (sizes and addresses are integers; TOML accepts ``0x08000000`` and ``1_048_576``)::
+
+    name = "stm32f746"                  # must equal the file name without .toml
+    description = "STM32F746G-DISCO"
+    core = "cortex-m7"                  # cortex-m0plus | cortex-m3 | cortex-m4 | cortex-m7
+    fpu = "fpv5-sp-d16"                 # none | fpv4-sp-d16 | fpv5-sp-d16 | fpv5-d16
+    clock_hz = 16_000_000               # core clock the generated firmware runs at
+    max_clock_hz = 216_000_000          # optional: the part's maximum
+    timer = "dwt"                       # optional: dwt (M3/M4/M7 default) | systick (M0+)
+    caches = true                       # optional, Cortex-M7: enable I/D caches at reset
+    stack_bytes = 8192                  # optional: stack reserve (default 4096)
+    flash_methods = ["st-link", "openocd"]
+
+    [flash]
+    origin = 0x08000000
+    size = 0x100000
+    reserved = 0                        # optional: bytes at the start kept for a bootloader
+    boot2 = "rp2040-03h"                # optional (RP2040 only): project's second-stage boot
+    uf2_family_id = 0xe48bff56          # optional: also write a .uf2 image
+
+    [[sram]]                            # the first region holds .data, .bss (arena), stack
+    name = "sram"
+    origin = 0x20000000
+    size = 0x50000
+
+    [uart]                              # console used by the real-board firmware
+    driver = "stm32f7"                  # stm32f4|stm32f7|stm32h7|samd21|nrf52|rp2040|cmsdk
+    instance = 1
+    tx = "PA9"
+    rx = "PB7"
+    af = 7                              # driver-specific keys: see UART_DRIVERS
+    baud = 115200
+
+    [emulator]
+    machine = "mps2-an500"              # QEMU machine running the emulator (semihosting) build
+    qemu_cpu = "cortex-m7"              # optional -cpu override
+    unaligned_trap = false              # optional: set UNALIGN_TRP (M0+ code on an M3 machine)
+    board_machine = "netduinoplus2"     # optional: QEMU model that runs the real-board build
+    board_serial = 1                    # optional: index of its console among QEMU's -serial ports
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import CompileError, DoesNotFit
+
+BUILTIN_BOARDS_DIR = Path(__file__).resolve().parent.parent / "boards"
+ENV_VAR = "TINYCOMPILE_BOARDS_DIR"
+
+CORE_FPUS: dict[str, tuple[str, ...]] = {
+    "cortex-m0plus": ("none",),
+    "cortex-m3": ("none",),
+    "cortex-m4": ("none", "fpv4-sp-d16"),
+    "cortex-m7": ("none", "fpv5-sp-d16", "fpv5-d16"),
+}
+TIMERS = ("dwt", "systick")
+BOOT2_KINDS = ("rp2040-03h",)
+
+# QEMU machines this project knows how to drive: CPU, SysTick clock (cpuclk) and memory map.
+EMULATOR_MACHINES: dict[str, dict[str, Any]] = {
+    "mps2-an385": {"cpu": "cortex-m3", "systick_hz": 25_000_000,
+                   "code": (0x0, 0x400000), "ram": (0x20000000, 0x400000)},
+    "mps2-an386": {"cpu": "cortex-m4", "systick_hz": 25_000_000,
+                   "code": (0x0, 0x400000), "ram": (0x20000000, 0x400000)},
+    "mps2-an500": {"cpu": "cortex-m7", "systick_hz": 25_000_000,
+                   "code": (0x0, 0x400000), "ram": (0x20000000, 0x400000)},
+    "netduinoplus2": {"cpu": "cortex-m4", "systick_hz": 168_000_000,
+                      "code": (0x08000000, 0x100000), "ram": (0x20000000, 0x20000)},
+}
+
+_STM32_PIN = r"P[A-K]([0-9]|1[0-5])"
+# driver -> (allowed instances, pin regex, required extra keys with their types and ranges)
+UART_DRIVERS: dict[str, tuple[tuple[int, ...], str | None, dict[str, tuple[type, Any]]]] = {
+    "stm32f4": ((1, 2, 3, 6), _STM32_PIN, {"af": (int, range(16))}),
+    "stm32f7": ((1, 2, 3, 6), _STM32_PIN, {"af": (int, range(16))}),
+    "stm32h7": ((1, 2, 3, 6), _STM32_PIN, {"af": (int, range(16))}),
+    "samd21": ((0, 1, 2, 3, 4, 5), r"P[AB]([0-9]|[12][0-9]|3[01])",
+               {"pmux": (str, tuple("ABCDEFGH")), "txpo": (int, range(4)),
+                "rxpo": (int, range(4))}),
+    "nrf52": ((0,), r"P[01]\.([0-9]|[0-2][0-9]|3[01])", {}),
+    "rp2040": ((0,), r"GP([0-9]|[12][0-9])", {}),
+    "cmsdk": ((0,), None, {}),
+}
+DRIVER_CORES = {"stm32f4": ("cortex-m4",), "stm32f7": ("cortex-m7",), "stm32h7": ("cortex-m7",),
+                "samd21": ("cortex-m0plus",), "nrf52": ("cortex-m4",),
+                "rp2040": ("cortex-m0plus",), "cmsdk": tuple(CORE_FPUS)}
+
+
+@dataclass(frozen=True)
+class MemRegion:
+    """A named memory range."""
+
+    name: str
+    origin: int
+    size: int
+
+    @property
+    def end(self) -> int:
+        return self.origin + self.size
+
+
+@dataclass(frozen=True)
+class FlashSpec:
+    """On-chip (or XIP) flash; the application starts after `reserved` bytes."""
+
+    origin: int
+    size: int
+    reserved: int = 0
+    boot2: str | None = None
+    uf2_family_id: int | None = None
+
+    @property
+    def app_origin(self) -> int:
+        return self.origin + self.reserved
+
+    @property
+    def app_size(self) -> int:
+        return self.size - self.reserved
+
+
+@dataclass(frozen=True)
+class UartSpec:
+    """The console UART of the real-board firmware."""
+
+    driver: str
+    instance: int
+    tx: str | None
+    rx: str | None
+    baud: int = 115200
+    clock_hz: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EmulatorSpec:
+    """How QEMU stands in for the board."""
+
+    machine: str
+    qemu_cpu: str | None = None
+    unaligned_trap: bool = False
+    board_machine: str | None = None
+    board_serial: int = 0
+
+    @property
+    def systick_hz(self) -> int:
+        return EMULATOR_MACHINES[self.machine]["systick_hz"]
+
+
+@dataclass(frozen=True)
+class Board:
+    """A validated board description (see the module docstring for the file format)."""
+
+    name: str
+    description: str
+    core: str | None
+    fpu: str = "none"
+    clock_hz: int = 0
+    max_clock_hz: int = 0
+    timer: str = "systick"
+    caches: bool = False
+    stack_bytes: int = 4096
+    flash: FlashSpec | None = None
+    sram: tuple[MemRegion, ...] = ()
+    uart: UartSpec | None = None
+    flash_methods: tuple[str, ...] = ()
+    emulator: EmulatorSpec | None = None
+    source: Path | None = None
+
+    @property
+    def is_host(self) -> bool:
+        """True for the special `host` board (host C compiler, no Cortex-M core)."""
+        return self.core is None
+
+    @property
+    def main_sram(self) -> MemRegion:
+        """The region holding data, bss (the arena) and the stack."""
+        if not self.sram:
+            raise CompileError(f"board {self.name} has no SRAM region")
+        return self.sram[0]
+
+    @property
+    def sram_bytes(self) -> int:
+        return self.main_sram.size
+
+    @property
+    def flash_bytes(self) -> int:
+        """Flash available to the application (after any bootloader reserve)."""
+        return self.flash.app_size if self.flash else 0
+
+    @property
+    def has_hardware(self) -> bool:
+        """False for emulator-only boards (no flashing method)."""
+        return bool(self.flash_methods)
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready description (for `tinycompile boards --json`)."""
+        if self.is_host:
+            return {"name": self.name, "description": self.description, "core": None}
+        assert self.flash is not None and self.uart is not None and self.emulator is not None
+        return {
+            "name": self.name,
+            "description": self.description,
+            "core": self.core,
+            "fpu": self.fpu,
+            "clock_hz": self.clock_hz,
+            "max_clock_hz": self.max_clock_hz,
+            "timer": self.timer,
+            "flash": {"origin": self.flash.origin, "size": self.flash.size,
+                      "reserved": self.flash.reserved, "app_origin": self.flash.app_origin,
+                      "app_size": self.flash.app_size, "boot2": self.flash.boot2},
+            "sram": [{"name": r.name, "origin": r.origin, "size": r.size} for r in self.sram],
+            "stack_bytes": self.stack_bytes,
+            "uart": {"driver": self.uart.driver, "instance": self.uart.instance,
+                     "tx": self.uart.tx, "rx": self.uart.rx, "baud": self.uart.baud},
+            "flash_methods": list(self.flash_methods),
+            "emulator": {"machine": self.emulator.machine,
+                         "board_machine": self.emulator.board_machine},
+            "emulator_only": not self.has_hardware,
+            "source": str(self.source) if self.source else None,
+        }
+
+    def line(self) -> str:
+        """One line for `tinycompile boards`."""
+        if self.is_host:
+            return f"{self.name:<11} {'-':<14} {'':<11} {self.description}"
+        core = (self.core or "").replace("cortex-", "")
+        fpu = "" if self.fpu == "none" else self.fpu
+        mhz = f"{self.clock_hz / 1e6:g}"
+        if self.max_clock_hz > self.clock_hz:
+            mhz += f"/{self.max_clock_hz / 1e6:g}"
+        return (f"{self.name:<11} {core:<6} {fpu:<12} {mhz + ' MHz':<12} "
+                f"flash {self.flash_bytes // 1024:>5} KB  SRAM {self.sram_bytes // 1024:>5} KB  "
+                f"{self.description}")
+
+    def cpu_flags(self) -> list[str]:
+        """arm-none-eabi-gcc flags selecting the core, Thumb and the float ABI."""
+        if self.core is None:
+            return []
+        flags = [f"-mcpu={self.core}", "-mthumb"]
+        if self.fpu == "none":
+            flags.append("-mfloat-abi=soft")
+        else:
+            flags += [f"-mfpu={self.fpu}", "-mfloat-abi=hard"]
+        return flags
+
+
+HOST = Board(name="host", description="host C compiler (no Cortex-M core)", core=None)
+
+
+def _fail(source: Path, fld: str, why: str) -> CompileError:
+    return CompileError(f"field '{fld}': {why}", source=str(source))
+
+
+def _get(table: dict[str, Any], key: str, typ: type | tuple[type, ...], source: Path,
+         prefix: str = "", *, default: Any = ..., choices: Any = None) -> Any:
+    fld = prefix + key
+    if key not in table:
+        if default is ...:
+            raise _fail(source, fld, "missing")
+        return default
+    value = table[key]
+    types = typ if isinstance(typ, tuple) else (typ,)
+    if isinstance(value, bool) and bool not in types:
+        ok = False
+    else:
+        ok = isinstance(value, types)
+    if not ok:
+        names = " or ".join(t.__name__ for t in types)
+        raise _fail(source, fld, f"expected {names}, got {type(value).__name__} {value!r}")
+    if choices is not None and value not in choices:
+        shown = ", ".join(str(c) for c in choices) if not isinstance(choices, range) else (
+            f"{choices.start}..{choices.stop - 1}")
+        raise _fail(source, fld, f"{value!r} is not one of {shown}")
+    return value
+
+
+def _no_unknown(table: dict[str, Any], known: set[str], source: Path, prefix: str) -> None:
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise _fail(source, prefix + unknown[0], "unknown field")
+
+
+def _positive(value: int, source: Path, fld: str) -> int:
+    if value <= 0:
+        raise _fail(source, fld, f"must be positive, got {value}")
+    return value
+
+
+def _parse_flash(raw: Any, source: Path) -> FlashSpec:
+    if not isinstance(raw, dict):
+        raise _fail(source, "flash", "expected a table")
+    origin = _get(raw, "origin", int, source, "flash.")
+    size = _positive(_get(raw, "size", int, source, "flash."), source, "flash.size")
+    reserved = _get(raw, "reserved", int, source, "flash.", default=0)
+    if not 0 <= reserved < size:
+        raise _fail(source, "flash.reserved", f"must be in 0..size-1, got {reserved}")
+    if origin < 0 or origin + size > 1 << 32:
+        raise _fail(source, "flash.origin", "flash must lie in the 32-bit address space")
+    boot2 = _get(raw, "boot2", str, source, "flash.", default=None, choices=BOOT2_KINDS)
+    uf2 = _get(raw, "uf2_family_id", int, source, "flash.", default=None)
+    _no_unknown(raw, {"origin", "size", "reserved", "boot2", "uf2_family_id"}, source, "flash.")
+    return FlashSpec(origin, size, reserved, boot2, uf2)
+
+
+def _parse_sram(raw: Any, source: Path) -> tuple[MemRegion, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise _fail(source, "sram", "expected a non-empty array of tables ([[sram]])")
+    regions = []
+    for i, r in enumerate(raw):
+        p = f"sram[{i}]."
+        if not isinstance(r, dict):
+            raise _fail(source, f"sram[{i}]", "expected a table")
+        name = _get(r, "name", str, source, p)
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+            raise _fail(source, p + "name", f"{name!r} is not an identifier")
+        origin = _get(r, "origin", int, source, p)
+        size = _positive(_get(r, "size", int, source, p), source, p + "size")
+        _no_unknown(r, {"name", "origin", "size"}, source, p)
+        regions.append(MemRegion(name, origin, size))
+    names = [r.name.upper() for r in regions]
+    if len(set(names)) != len(names) or {"FLASH", "RAM"} & set(names[1:]):
+        raise _fail(source, "sram", "region names must be distinct (and not FLASH/RAM)")
+    return tuple(regions)
+
+
+def _parse_uart(raw: Any, source: Path, core: str) -> UartSpec:
+    if not isinstance(raw, dict):
+        raise _fail(source, "uart", "expected a table")
+    driver = _get(raw, "driver", str, source, "uart.", choices=tuple(UART_DRIVERS))
+    instances, pin_re, extras = UART_DRIVERS[driver]
+    if core not in DRIVER_CORES[driver]:
+        raise _fail(source, "uart.driver", f"driver {driver} is for {DRIVER_CORES[driver]}")
+    instance = _get(raw, "instance", int, source, "uart.", default=instances[0],
+                    choices=instances)
+    pins: dict[str, str | None] = {}
+    for key in ("tx", "rx"):
+        if pin_re is None:
+            pins[key] = None
+            continue
+        pin = _get(raw, key, str, source, "uart.")
+        if not re.fullmatch(pin_re, pin):
+            raise _fail(source, "uart." + key, f"{pin!r} is not a pin name for {driver}")
+        pins[key] = pin
+    baud = _positive(_get(raw, "baud", int, source, "uart.", default=115200), source,
+                     "uart.baud")
+    clock = _get(raw, "clock_hz", int, source, "uart.", default=None)
+    extra = {k: _get(raw, k, t, source, "uart.", choices=c) for k, (t, c) in extras.items()}
+    _no_unknown(raw, {"driver", "instance", "tx", "rx", "baud", "clock_hz", *extras}, source,
+                "uart.")
+    return UartSpec(driver, instance, pins["tx"], pins["rx"], baud, clock, extra)
+
+
+def _parse_emulator(raw: Any, source: Path) -> EmulatorSpec:
+    if not isinstance(raw, dict):
+        raise _fail(source, "emulator", "expected a table")
+    p = "emulator."
+    machine = _get(raw, "machine", str, source, p, choices=tuple(EMULATOR_MACHINES))
+    if not machine.startswith("mps2-"):
+        raise _fail(source, p + "machine", "the emulator build needs an mps2 machine")
+    cpu = _get(raw, "qemu_cpu", str, source, p, default=None)
+    trap = _get(raw, "unaligned_trap", bool, source, p, default=False)
+    bm = _get(raw, "board_machine", str, source, p, default=None,
+              choices=tuple(EMULATOR_MACHINES))
+    bs = _get(raw, "board_serial", int, source, p, default=0, choices=range(8))
+    _no_unknown(raw, {"machine", "qemu_cpu", "unaligned_trap", "board_machine", "board_serial"},
+                source, p)
+    return EmulatorSpec(machine, cpu, trap, bm, bs)
+
+
+def load_board_file(path: str | Path) -> Board:
+    """Load and validate one board file; errors name the file and the field."""
+    source = Path(path)
+    try:
+        raw = tomllib.loads(source.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CompileError("board file not found", source=str(source)) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CompileError(f"cannot read board file: {e}", source=str(source)) from None
+    except tomllib.TOMLDecodeError as e:
+        raise CompileError(f"not valid TOML: {e}", source=str(source)) from None
+
+    name = _get(raw, "name", str, source)
+    if name != source.stem:
+        raise _fail(source, "name", f"{name!r} must match the file name {source.stem!r}")
+    if name == HOST.name:
+        raise _fail(source, "name", "'host' is reserved for the host C compiler")
+    description = _get(raw, "description", str, source, default=name)
+    core = _get(raw, "core", str, source, choices=tuple(CORE_FPUS))
+    fpu = _get(raw, "fpu", str, source, default="none", choices=CORE_FPUS[core])
+    clock_hz = _positive(_get(raw, "clock_hz", int, source), source, "clock_hz")
+    max_clock = _get(raw, "max_clock_hz", int, source, default=clock_hz)
+    if max_clock < clock_hz:
+        raise _fail(source, "max_clock_hz", "must be at least clock_hz")
+    default_timer = "systick" if core == "cortex-m0plus" else "dwt"
+    timer = _get(raw, "timer", str, source, default=default_timer, choices=TIMERS)
+    if timer == "dwt" and core == "cortex-m0plus":
+        raise _fail(source, "timer", "Cortex-M0+ has no DWT cycle counter; use systick")
+    caches = _get(raw, "caches", bool, source, default=False)
+    if caches and core != "cortex-m7":
+        raise _fail(source, "caches", "only Cortex-M7 boards have L1 caches")
+    stack = _get(raw, "stack_bytes", int, source, default=4096)
+    if stack < 512 or stack % 8:
+        raise _fail(source, "stack_bytes", f"must be a multiple of 8, at least 512, got {stack}")
+    methods = _get(raw, "flash_methods", list, source, default=[])
+    if not all(isinstance(m, str) for m in methods):
+        raise _fail(source, "flash_methods", "expected an array of strings")
+    flash = _parse_flash(raw.get("flash"), source) if "flash" in raw else None
+    if flash is None:
+        raise _fail(source, "flash", "missing")
+    if flash.boot2 and core != "cortex-m0plus":
+        raise _fail(source, "flash.boot2", "the RP2040 second-stage boot needs a cortex-m0plus")
+    sram = _parse_sram(raw.get("sram"), source)
+    if "uart" not in raw:
+        raise _fail(source, "uart", "missing")
+    uart = _parse_uart(raw["uart"], source, core)
+    if "emulator" not in raw:
+        raise _fail(source, "emulator", "missing")
+    emulator = _parse_emulator(raw["emulator"], source)
+    known = {"name", "description", "core", "fpu", "clock_hz", "max_clock_hz", "timer", "caches",
+             "stack_bytes", "flash_methods", "flash", "sram", "uart", "emulator"}
+    _no_unknown(raw, known, source, "")
+    if stack >= sram[0].size:
+        raise _fail(source, "stack_bytes", "the stack reserve does not fit in the first SRAM")
+    return Board(name=name, description=description, core=core, fpu=fpu, clock_hz=clock_hz,
+                 max_clock_hz=max_clock, timer=timer, caches=caches, stack_bytes=stack,
+                 flash=flash, sram=sram, uart=uart, flash_methods=tuple(methods),
+                 emulator=emulator, source=source)
+
+
+def board_dirs() -> list[Path]:
+    """Folders searched for NAME.toml: $TINYCOMPILE_BOARDS_DIR entries first, then built-ins."""
+    dirs = [Path(p) for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p]
+    return dirs + [BUILTIN_BOARDS_DIR]
+
+
+def _board_files() -> Iterator[Path]:
+    for d in board_dirs():
+        if d.is_dir():
+            yield from sorted(d.glob("*.toml"))
+
+
+def get_board(name: str | Path | Board) -> Board:
+    """Return the board named `name` (or loaded from a .toml path); `host` is the host compiler."""
+    if isinstance(name, Board):
+        return name
+    text = str(name)
+    if text == HOST.name:
+        return HOST
+    if isinstance(name, Path) or text.endswith(".toml") or os.sep in text or "/" in text:
+        return load_board_file(text)
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", text):
+        raise CompileError(f"invalid board name {text!r}")
+    for d in board_dirs():
+        path = d / f"{text}.toml"
+        if path.is_file():
+            return load_board_file(path)
+    known = ", ".join(b.name for b in list_boards(include_host=True))
+    raise CompileError(f"unknown board {text!r} (known: {known})")
+
+
+def list_boards(*, include_host: bool = False) -> list[Board]:
+    """All boards, sorted by name; a user board shadows a built-in one of the same name."""
+    seen: dict[str, Board] = {}
+    for path in _board_files():
+        if path.stem not in seen:
+            seen[path.stem] = load_board_file(path)
+    boards = sorted(seen.values(), key=lambda b: b.name)
+    return ([HOST] if include_host else []) + boards
+
+
+def check_fit(board: Board, *, arena_bytes: int, flash_bytes: int,
+              source: str | None = None) -> None:
+    """Quick verdict before building: arena + stack vs SRAM, constant data vs flash.
+
+    The firmware link (firmware_build.build_firmware) is the authoritative check; this one only
+    knows the model's own numbers and raises DoesNotFit when even those exceed the board.
+    """
+    if board.is_host:
+        return
+    problems = []
+    sram_need = arena_bytes + board.stack_bytes
+    if sram_need > board.sram_bytes:
+        problems.append(f"SRAM: arena {arena_bytes} + stack {board.stack_bytes} = {sram_need} "
+                        f"bytes > {board.sram_bytes} ({board.main_sram.name})")
+    if flash_bytes > board.flash_bytes:
+        problems.append(f"flash: {flash_bytes} bytes of weights and tables > "
+                        f"{board.flash_bytes} available")
+    if problems:
+        raise DoesNotFit(f"does not fit board {board.name}: " + "; ".join(problems),
+                         source=source)

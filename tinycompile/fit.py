@@ -1,0 +1,112 @@
+"""Will it fit? The verdict of a plan against a board, before any build.
+
+SRAM need = the planned arena + the board's stack reserve + a small runtime allowance; flash need
+= weights and tables + an allowance for code. The allowances are estimates (the real figures come
+from the linked firmware's size report, which is the authoritative check at build time).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .boards import Board, get_board
+from .planner import Plan
+
+RUNTIME_SRAM_ALLOWANCE = 512  # .data/.bss of the runtime and board I/O
+CODE_FLASH_ALLOWANCE = 16 * 1024  # kernels, startup, board I/O at -O2
+
+
+@dataclass
+class Verdict:
+    board: Board
+    arena: int
+    stack: int
+    sram_need: int
+    sram_total: int
+    weights: int
+    flash_need: int
+    flash_total: int
+    peak_text: str
+    peak_layers: list[int]
+
+    @property
+    def fits_sram(self) -> bool:
+        return self.sram_need <= self.sram_total
+
+    @property
+    def fits_flash(self) -> bool:
+        return self.flash_need <= self.flash_total
+
+    @property
+    def fits(self) -> bool:
+        return self.fits_sram and self.fits_flash
+
+    def as_dict(self) -> dict:
+        return {
+            "board": self.board.name,
+            "fits": self.fits,
+            "fits_sram": self.fits_sram,
+            "fits_flash": self.fits_flash,
+            "sram_need_bytes": self.sram_need,
+            "sram_total_bytes": self.sram_total,
+            "flash_need_bytes": self.flash_need,
+            "flash_total_bytes": self.flash_total,
+            "peak_layers": self.peak_layers,
+        }
+
+    def text(self) -> str:
+        b = self.board
+
+        def line(what: str, need: int, total: int, detail: str) -> str:
+            ok = "ok  " if need <= total else "OVER"
+            pct = 100.0 * need / total if total else float("inf")
+            return f"  {ok} {what:<6}{need:>10,} of {total:>10,} B ({pct:5.1f}%)  {detail}"
+
+        head = f"board {b.name}: " + ("FITS" if self.fits else "DOES NOT FIT")
+        return "\n".join(
+            [
+                head,
+                line(
+                    "SRAM",
+                    self.sram_need,
+                    self.sram_total,
+                    f"arena {self.arena:,} + stack {self.stack:,}"
+                    f" + runtime ~{RUNTIME_SRAM_ALLOWANCE}",
+                ),
+                line(
+                    "flash",
+                    self.flash_need,
+                    self.flash_total,
+                    f"weights+tables {self.weights:,} + code ~{CODE_FLASH_ALLOWANCE:,}",
+                ),
+                f"  peak SRAM set by {self.peak_text}",
+            ]
+        )
+
+
+def peak_description(p: Plan) -> str:
+    layers = p.peak_layers()
+    names = ", ".join(f"op #{la.op_index} {la.kind} (step {la.step})" for la in layers[:4])
+    more = f" and {len(layers) - 4} more" if len(layers) > 4 else ""
+    return f"{names}{more}: {p.peak_bytes:,} live bytes"
+
+
+def check_fit(p: Plan, board: str | Board) -> Verdict:
+    b = get_board(board)
+    if b.is_host:
+        sram_total = flash_total = 1 << 62
+        stack = 0
+    else:
+        sram_total, flash_total, stack = b.sram_bytes, b.flash_bytes, b.stack_bytes
+    return Verdict(
+        board=b,
+        arena=p.arena_bytes,
+        stack=stack,
+        sram_need=p.arena_bytes + stack + RUNTIME_SRAM_ALLOWANCE,
+        sram_total=sram_total,
+        weights=p.flash_bytes,
+        flash_need=p.flash_bytes + CODE_FLASH_ALLOWANCE,
+        flash_total=flash_total,
+        peak_text=peak_description(p),
+        peak_layers=sorted({la.op_index for la in p.peak_layers()}),
+    )
