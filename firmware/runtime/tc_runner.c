@@ -30,6 +30,8 @@ void tc_layer_hook(int layer, const void *data, uint32_t nbytes)
 #ifdef TC_PROFILE
     uint32_t now = tc_timer_read();
     g_ticks[layer] = now - g_mark;
+#else
+    (void)layer;
 #endif
 #ifdef TC_DEBUG_LAYERS
     fwrite(data, 1, nbytes, g_out);
@@ -53,12 +55,14 @@ static int read_u32(FILE *f, uint32_t *v)
     return 1;
 }
 
+#ifdef TC_PROFILE
 static void write_u32(FILE *f, uint32_t v)
 {
     unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
                           (unsigned char)(v >> 24)};
     fwrite(b, 1, 4, f);
 }
+#endif
 
 int tc_run_files(void)
 {
