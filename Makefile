@@ -20,8 +20,10 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m tinycompile.cli build --board stm32f746 --emulator -o build/demo
-	$(PY) -m tinycompile.cli run --board stm32f746 --emulator --inputs examples/digits_inputs.npy
+	$(PY) -m tinycompile.cli plan examples/digits.tflite --board stm32f746
+	$(PY) -m tinycompile.cli build examples/digits.tflite --board stm32f746 -o build/digits-stm32f746
+	$(PY) -m tinycompile.cli run examples/digits.tflite --board stm32f746 --emulator \
+	  --inputs examples/digits_inputs.npy --outputs build/digits_outputs.npy
 
 test: $(STAMP)
 	$(PY) -m pytest -q
