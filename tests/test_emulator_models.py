@@ -70,3 +70,20 @@ def test_plan_verdict_exit_code() -> None:
     assert d["fits"] is False and d["fits_sram"] is False and d["peak_layers"]
     r = subprocess.run([*cli, "stm32f746"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and json.loads(r.stdout)["fits"] is True
+
+
+def _all_boards() -> list[str]:
+    from tinycompile.boards import list_boards
+
+    return [b.name for b in list_boards()]
+
+
+@pytest.mark.parametrize("board", _all_boards())
+def test_example_on_every_board(board: str) -> None:
+    """The bundled example, built as each board's emulator variant, is bit-exact in QEMU."""
+    import numpy as np
+
+    x = np.load(ROOT / "examples" / "digits_inputs.npy")[:5]
+    r = api.compare(ROOT / "examples" / "digits.tflite", board=board, inputs=[x], layers=True)
+    assert r.ok, str(r)
+    assert r.result.firmware.size.fits
