@@ -16,10 +16,12 @@ TC_INLINE int32_t tc_srdhm(int32_t a, int32_t b)
     if (a == INT32_MIN && b == INT32_MIN) {
         return INT32_MAX;
     }
+    /* gemmlowp: (ab + (ab >= 0 ? 2^30 : 1 - 2^30)) / 2^31, truncating toward zero. For every
+     * product of two int32 (but the case above) this equals floor((ab + 2^30) / 2^31): an
+     * arithmetic shift, no branch and no 64-bit division (GCC shifts signed values
+     * arithmetically on every target we build for). */
     int64_t ab = (int64_t)a * (int64_t)b;
-    int64_t nudge = ab >= 0 ? (1LL << 30) : (1LL - (1LL << 30));
-    /* C99 division truncates toward zero, as gemmlowp requires. */
-    return (int32_t)((ab + nudge) / (1LL << 31));
+    return (int32_t)((ab + (1LL << 30)) >> 31);
 }
 
 TC_INLINE int32_t tc_rdivpot(int32_t x, int exponent)
