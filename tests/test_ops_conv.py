@@ -57,6 +57,7 @@ def test_models_present() -> None:
         "conv_biasq3", "conv_pertensor", "dwconv_valid_s2_dm2", "dwconv_dil2_dm3",
         "dwconv_nobias", "dwconv_nobias_ref", "dwconv_pertensor", "fc_perchannel_relu",
         "fc_pertensor_relu6", "fc_nobias", "fc_keepdims", "fc_rows", "fc_rank4_input",
+        "fc_pertensor_rule",
     }  # fmt: skip
     missing = want - names
     assert not missing, f"run python -m tests.modelgen.ops_conv ({sorted(missing)} missing)"
@@ -79,6 +80,48 @@ def test_dwconv_without_bias(tmp_path: Path) -> None:
     res = api.run_host(p, api.generate(p, tmp_path / "proj"), xs)
     ref = run_tflm(twin, xs, n_outputs=1)
     np.testing.assert_array_equal(res.outputs[0], ref.outputs[0].reshape(res.outputs[0].shape))
+
+
+def _fc_outputs(g: Graph, op, xs: np.ndarray, mult: int, shift: int) -> np.ndarray:
+    """Requantized FC outputs (before zero point and clamp) of rows xs for one multiplier."""
+    from tinycompile.passes.qmath import multiply_by_quantized_multiplier_np
+
+    x, w = g.t(op.inputs[0]), g.t(op.inputs[1])
+    acc = (xs.reshape(len(xs), -1).astype(np.int64) - x.quant.zp) @ w.data.astype(np.int64).T
+    if len(op.inputs) > 2 and op.inputs[2] >= 0:
+        acc = acc + g.t(op.inputs[2]).data.astype(np.int64)
+    return multiply_by_quantized_multiplier_np(acc, mult, shift)
+
+
+def test_fc_multiplier_rule() -> None:
+    """Per-tensor FC: a float or a double input*filter scale product gives multipliers that
+    differ in their last bits; on inputs where that changes outputs, we must agree with TFLM.
+    (The inputs are found with a numpy model of the op; the verdict is TFLM's.)"""
+    from tinycompile.ops.common import activation_range
+    from tinycompile.passes.qmath import quantize_multiplier
+
+    g = _graph("fc_pertensor_rule")
+    op = _op(g, "FULLY_CONNECTED")
+    x, w, o = g.t(op.inputs[0]), g.t(op.inputs[1]), g.t(op.outputs[0])
+    assert g.inputs == [op.inputs[0]] and not w.quant.per_channel
+    fprod = float(np.float32(x.quant.scale[0]) * np.float32(w.quant.scale[0]))
+    dprod = float(x.quant.scale[0]) * float(w.quant.scale[0])
+    mf = quantize_multiplier(fprod / float(o.quant.scale[0]))
+    md = quantize_multiplier(dprod / float(o.quant.scale[0]))
+    assert mf != md
+    lo, hi = activation_range(op, o)
+    rng = np.random.default_rng(7)
+    found: list[np.ndarray] = []
+    for _ in range(150):
+        xs = rng.integers(-128, 128, size=(4096, *x.shape[1:]), dtype=np.int8)
+        of = np.clip(_fc_outputs(g, op, xs, *mf) + o.quant.zp, lo, hi)
+        od = np.clip(_fc_outputs(g, op, xs, *md) + o.quant.zp, lo, hi)
+        found.extend(xs[(of != od).any(axis=1)])
+        if len(found) >= 6:
+            break
+    assert len(found) >= 6, "no input separates the two rules"
+    r = api.compare(OPS_DIR / "fc_pertensor_rule.tflite", inputs=[np.stack(found[:6])])
+    assert r.ok, str(r)
 
 
 def test_kernel_paths_exercised() -> None:

@@ -17,6 +17,21 @@
  * depthwise weights re-laid-out by the compiler in blocks of four output channels,
  * [ceil(out_c / 4)][k_h][k_w][4], zero-padded (a tap's four channels form one 32-bit word);
  * FC weights [out_c][depth] (TFLite's).
+ *
+ * In place (TinyEngine-style, params inplace = 1, out == in): the compiler sets this only for
+ *   - CONV_2D 1x1, stride 1, no groups: pixel p's out_c outputs take bytes [p * out_c,
+ *     (p + 1) * out_c) of the buffer. With out_c <= in_c pixels run forwards (they only cover
+ *     input pixels <= p), otherwise backwards (only input pixels >= p). A pixel whose outputs
+ *     would overlap its own input is computed into tmp and copied; the others straight into
+ *     place.
+ *   - CONV_2D k x k, stride 1, output size == input size, out_c <= in_c, no groups: pixels in
+ *     raster order; input pixel j is last read by output pixel j + pad_h * in_w + pad_w, so
+ *     outputs wait in a ring (tmp) of that many + 1 pixels before they are stored (their bytes
+ *     then cover only input pixels <= j).
+ *   - DEPTHWISE_CONV_2D, depth multiplier 1, stride 1, output size == input size: in blocks
+ *     of four channels, pixels in raster order, with the same ring (of four-byte slots).
+ * The per-pixel arithmetic is the ordinary path's, so results are identical. When the planner
+ * did not give out == in after all, the kernels take the ordinary path (tmp unused).
  */
 #ifndef TC_CONV_H
 #define TC_CONV_H
@@ -44,6 +59,12 @@ typedef struct {
     int8_t *col;                /* CONV_2D: arena scratch of 2 * k_h * k_w * in_c bytes for
                                    im2col (windows copied with the input zero point in the
                                    padding), or NULL: direct loops */
+    int32_t inplace;            /* 1: the layer may run with out == in (same arena bytes);
+                                   see "In place" above */
+    int8_t *tmp;                /* inplace: arena scratch (disjoint from in / out) of
+                                   R = min(pad_h * in_w + pad_w + 1, in_h * in_w) outputs:
+                                   CONV_2D R * out_c bytes (1x1: out_c), DEPTHWISE_CONV_2D
+                                   4 * R bytes (a block of four channels) */
 } tc_conv_params_t;
 
 typedef struct {

@@ -18,7 +18,11 @@
  *     channels of a tap are one word of input and one of weights (SXTB16 + SMLABB/SMLATT),
  *     3x3 filters unrolled;
  *   - requantization is MultiplyByQuantizedMultiplier without 64-bit divisions and with its
- *     two roundings merged exactly (see tc_cv_requant).
+ *     two roundings merged exactly (see tc_cv_requant);
+ *   - in place (params inplace and out == in, see tc_conv.h): pointwise convolutions run
+ *     forwards or backwards through a one-pixel temp, stride-1 same-size k x k and depthwise
+ *     convolutions through a ring holding each output until its input pixel has been read for
+ *     the last time; the per-pixel arithmetic is the ordinary path's.
  *
  * With __ARM_FEATURE_DSP (Cortex-M4/M7) the int8 products use SXTB16 + SMLAD/SMLAxy, which sum
  * the same products in int32 with the same wrap-around, so results are identical; the tests
@@ -457,29 +461,142 @@ static void tc_conv_im2col(const tc_conv_params_t *p, const int8_t *in, int8_t *
     }
 }
 
+static void tc_conv_geo_init(tc_conv_geo_t *g, const tc_conv_params_t *p)
+{
+    const int32_t W = p->in_w, C = p->in_c, OC = p->out_c;
+    g->p = p;
+    g->kc = C / p->groups;
+    g->opg = OC / p->groups;
+    g->wstride = p->k_h * p->k_w * g->kc;
+    g->rstep = p->dil_h * W * C;
+    g->xstep = p->dil_w * C;
+    g->pstep = p->stride_w * C;
+    if (p->dil_w == 1 && g->kc == C) {
+        g->seg = p->k_w * C;
+        g->nseg = 1;
+    } else {
+        g->seg = g->kc;
+        g->nseg = p->k_w;
+    }
+}
+
+/* 1x1 CONV_2D, stride 1, no groups, with out == in: pixel i (of batches * h * w) reads input
+ * bytes [i * C, (i + 1) * C) and writes output bytes [i * OC, (i + 1) * OC) of the same buffer.
+ * OC <= C: forwards, so every write lands on input pixels <= i; OC > C: backwards, writes land
+ * on input pixels >= i. A pixel (or pair) whose outputs miss every input byte still to be read
+ * is computed straight into place with the ordinary interior routine; one whose outputs
+ * overlap its own input is computed into tmp (out_c bytes) and copied. */
+static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t C = p->in_c, OC = p->out_c;
+    const int32_t N = p->batches * p->in_h * p->in_w;
+    int8_t *tmp = p->tmp;
+    int32_t i;
+    if (OC <= C) {
+        for (i = 0; i < N;) {
+#if !defined(__ARM_ARCH_6M__)
+            if (i + 1 < N && (i + 2) * OC <= i * C) { /* both outputs below input pixel i */
+                tc_conv_interior(g, in + i * C, 2, out + i * OC);
+                i += 2;
+                continue;
+            }
+#endif
+            if ((i + 1) * OC <= i * C) {
+                tc_conv_interior(g, in + i * C, 1, out + i * OC);
+            } else {
+                tc_conv_interior(g, in + i * C, 1, tmp);
+                memcpy(out + i * OC, tmp, (size_t)OC);
+            }
+            i++;
+        }
+    } else {
+        for (i = N - 1; i >= 0;) {
+#if !defined(__ARM_ARCH_6M__)
+            if (i > 0 && (i - 1) * OC >= (i + 1) * C) { /* pixels i - 1, i above input pixel i */
+                tc_conv_interior(g, in + (i - 1) * C, 2, out + (i - 1) * OC);
+                i -= 2;
+                continue;
+            }
+#endif
+            if (i * OC >= (i + 1) * C) {
+                tc_conv_interior(g, in + i * C, 1, out + i * OC);
+            } else {
+                tc_conv_interior(g, in + i * C, 1, tmp);
+                memcpy(out + i * OC, tmp, (size_t)OC);
+            }
+            i--;
+        }
+    }
+}
+
+/* k x k CONV_2D with out == in (stride 1, output size == input size, out_c <= in_c, no groups):
+ * pixels in raster order, per image. The window of output (y, x) starts at input row y - pad_h,
+ * column x - pad_w, so input pixel j is last read by output pixel j + D - 1,
+ * D = pad_h * W + pad_w + 1. Output i is computed into slot i % R of the ring tmp (R =
+ * min(D, H * W) slots of out_c bytes) and stored just before output i + D takes its slot: its
+ * bytes [i * OC, (i + 1) * OC) then only cover input pixels <= i, all read. The last R outputs
+ * are stored after the image. Pixels use the ordinary interior / border routines. */
+static void tc_conv_ring_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, HW = H * W;
+    const int32_t D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW;
+    int8_t *const ring = p->tmp, *const ring_end = p->tmp + R * OC;
+    int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, k;
+    tc_interior(p->out_h, 1, p->pad_h, p->k_h, p->dil_h, H, &oy_lo, &oy_hi);
+    tc_interior(p->out_w, 1, p->pad_w, p->k_w, p->dil_w, W, &ox_lo, &ox_hi);
+    for (n = 0; n < p->batches; n++) {
+        const int8_t *img = in + n * HW * C;
+        int8_t *dst = out + n * HW * OC;
+        int8_t *slot = ring;
+        int32_t i = 0, oy, ox;
+        for (oy = 0; oy < H; oy++) {
+            const int inner = oy >= oy_lo && oy < oy_hi;
+            for (ox = 0; ox < W; ox++, i++) {
+                if (i >= D) {
+                    memcpy(dst + (i - D) * OC, slot, (size_t)OC);
+                }
+                if (inner && ox >= ox_lo && ox < ox_hi) {
+                    tc_conv_interior(g, img + ((oy - p->pad_h) * W + ox - p->pad_w) * C, 1, slot);
+                } else {
+                    tc_conv_border(g, img, oy, ox, slot);
+                }
+                slot += OC;
+                if (slot == ring_end) {
+                    slot = ring;
+                }
+            }
+        }
+        for (k = HW - R; k < HW; k++) { /* the oldest pending output is at slot */
+            memcpy(dst + k * OC, slot, (size_t)OC);
+            slot += OC;
+            if (slot == ring_end) {
+                slot = ring;
+            }
+        }
+    }
+}
+
 void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
     tc_conv_geo_t g;
     int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, oy, ox;
+    if (p->inplace && in == out) {
+        tc_conv_geo_init(&g, p);
+        if (p->k_h == 1 && p->k_w == 1) {
+            tc_conv_pw_inplace(&g, in, out);
+        } else {
+            tc_conv_ring_inplace(&g, in, out);
+        }
+        return;
+    }
     if (p->col != 0 && p->groups == 1) {
         tc_conv_im2col(p, in, out);
         return;
     }
-    g.p = p;
-    g.kc = C / p->groups;
-    g.opg = OC / p->groups;
-    g.wstride = p->k_h * p->k_w * g.kc;
-    g.rstep = p->dil_h * W * C;
-    g.xstep = p->dil_w * C;
-    g.pstep = p->stride_w * C;
-    if (p->dil_w == 1 && g.kc == C) {
-        g.seg = p->k_w * C;
-        g.nseg = 1;
-    } else {
-        g.seg = g.kc;
-        g.nseg = p->k_w;
-    }
+    tc_conv_geo_init(&g, p);
     tc_interior(p->out_h, p->stride_h, p->pad_h, p->k_h, p->dil_h, H, &oy_lo, &oy_hi);
     tc_interior(p->out_w, p->stride_w, p->pad_w, p->k_w, p->dil_w, W, &ox_lo, &ox_hi);
     for (n = 0; n < p->batches; n++) {
@@ -529,6 +646,26 @@ TC_INLINE const int8_t *tc_dw_wblock(const tc_conv_params_t *p, int32_t oc)
     return p->weights + (oc >> 2) * (p->k_h * p->k_w * 4) + (oc & 3);
 }
 
+/* One channel of a border pixel: acc + sum((x + off) * w) over nky x nkx valid taps, x at the
+ * first valid tap of its channel, w at that tap's weight (taps 4 bytes apart, rows wrs). */
+TC_INLINE int32_t tc_dw_border_one(const int8_t *x, const int8_t *w, int32_t nky, int32_t nkx,
+                                   int32_t xstep, int32_t rstep, int32_t wrs, int32_t off,
+                                   int32_t acc)
+{
+    int32_t ky, kx;
+    for (ky = 0; ky < nky; ky++) {
+        const int8_t *xp = x, *wp = w;
+        for (kx = 0; kx < nkx; kx++) {
+            acc += (*xp + off) * *wp;
+            xp += xstep;
+            wp += 4;
+        }
+        x += rstep;
+        w += wrs;
+    }
+    return acc;
+}
+
 /* One output pixel whose window leaves the image: the reference formula over valid taps. */
 static void tc_dwconv_border(const tc_conv_params_t *p, const int8_t *img, int32_t oy,
                              int32_t ox, int8_t *out)
@@ -542,20 +679,9 @@ static void tc_dwconv_border(const tc_conv_params_t *p, const int8_t *img, int32
     tc_tap_range(ix0, p->dil_w, KW, W, &kx0, &kx1);
     org = img + ((iy0 + ky0 * p->dil_h) * W + ix0 + kx0 * p->dil_w) * C;
     for (oc = 0; oc < OC; oc++) {
-        const int8_t *xrow = org + ic;
-        const int8_t *wrow = tc_dw_wblock(p, oc) + (ky0 * KW + kx0) * 4;
-        int32_t acc = p->bias ? p->bias[oc] : 0;
-        int32_t ky, kx;
-        for (ky = ky0; ky < ky1; ky++) {
-            const int8_t *xp = xrow, *wp = wrow;
-            for (kx = kx0; kx < kx1; kx++) {
-                acc += (*xp + off) * *wp;
-                xp += xstep;
-                wp += 4;
-            }
-            xrow += rstep;
-            wrow += KW * 4;
-        }
+        const int32_t acc =
+            tc_dw_border_one(org + ic, tc_dw_wblock(p, oc) + (ky0 * KW + kx0) * 4, ky1 - ky0,
+                             kx1 - kx0, xstep, rstep, KW * 4, off, p->bias ? p->bias[oc] : 0);
         out[oc] = tc_conv_out(acc, p->mult[oc], p->shift[oc], p->out_offset, p->act_min,
                               p->act_max);
         if (++m == DM) {
@@ -565,9 +691,9 @@ static void tc_dwconv_border(const tc_conv_params_t *p, const int8_t *img, int32
     }
 }
 
-/* Requantize and store four channels starting at out. */
+/* Requantize channels oc .. oc + 3 and store them at dst[0 .. 3]. */
 TC_INLINE void tc_dw_store4(const tc_conv_params_t *p, int32_t oc, int32_t a0, int32_t a1,
-                            int32_t a2, int32_t a3, int8_t *out)
+                            int32_t a2, int32_t a3, int8_t *dst)
 {
     const int32_t *mult = p->mult + oc, *shift = p->shift + oc;
     const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
@@ -575,10 +701,10 @@ TC_INLINE void tc_dw_store4(const tc_conv_params_t *p, int32_t oc, int32_t a0, i
     int8_t r1 = tc_conv_out(a1, mult[1], shift[1], oo, lo, hi);
     int8_t r2 = tc_conv_out(a2, mult[2], shift[2], oo, lo, hi);
     int8_t r3 = tc_conv_out(a3, mult[3], shift[3], oo, lo, hi);
-    out[oc] = r0;
-    out[oc + 1] = r1;
-    out[oc + 2] = r2;
-    out[oc + 3] = r3;
+    dst[0] = r0;
+    dst[1] = r1;
+    dst[2] = r2;
+    dst[3] = r3;
 }
 
 #ifdef TC_CONV_DSP
@@ -594,9 +720,10 @@ TC_INLINE void tc_dw_store4(const tc_conv_params_t *p, int32_t oc, int32_t a0, i
         a3 = __smlatt(xo_, wo_, a3);                                                        \
     } while (0)
 
-/* Four channels of an interior pixel, depth multiplier 1 (DSP: one word per tap). */
+/* Four channels oc .. oc + 3 of an interior pixel, depth multiplier 1 (DSP: one word per
+ * tap), stored at dst[0 .. 3]. */
 static void tc_dw_block4(const tc_conv_params_t *p, const int8_t *x, const int8_t *w,
-                         int32_t oc, int32_t xs, int32_t rs, int8_t *out)
+                         int32_t oc, int32_t xs, int32_t rs, int8_t *dst)
 {
     const int32_t KH = p->k_h, KW = p->k_w;
     int32_t a0 = p->bias_eff[oc], a1 = p->bias_eff[oc + 1];
@@ -621,7 +748,7 @@ static void tc_dw_block4(const tc_conv_params_t *p, const int8_t *x, const int8_
             x += rs;
         }
     }
-    tc_dw_store4(p, oc, a0, a1, a2, a3, out);
+    tc_dw_store4(p, oc, a0, a1, a2, a3, dst);
 }
 #endif
 
@@ -662,7 +789,7 @@ static void tc_dwconv_interior(const tc_conv_params_t *p, const int8_t *org, int
         const int32_t bstride = KH * KW * 4;
 #ifdef TC_CONV_DSP
         for (; oc + 3 < OC; oc += 4, wb += bstride) {
-            tc_dw_block4(p, org + oc, wb, oc, xs, rs, out);
+            tc_dw_block4(p, org + oc, wb, oc, xs, rs, out + oc);
         }
 #endif
         for (; oc < OC; oc += 4, wb += bstride) {
@@ -687,10 +814,96 @@ static void tc_dwconv_interior(const tc_conv_params_t *p, const int8_t *org, int
     }
 }
 
+/* DEPTHWISE_CONV_2D with out == in (depth multiplier 1, stride 1, output size == input size):
+ * in blocks of (up to) four channels, pixels in raster order. The window of output (y, x)
+ * starts at input row y - pad_h, column x - pad_w, so input pixel j of a channel is last read
+ * by output pixel j + D - 1, D = pad_h * W + pad_w + 1. Output pixel i of the block is
+ * computed into slot i % R of the ring tmp (R = min(D, H * W) slots of four bytes) and stored
+ * over input pixel i just before output i + D takes its slot, input i having been read for the
+ * last time; the last R are stored after the plane. Interior pixels use the ordinary path's
+ * four-channel block (DSP) or per-channel dot products, border pixels its reference formula. */
+static void tc_dwconv_inplace(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, HW = H * W;
+    const int32_t KH = p->k_h, KW = p->k_w, off = p->in_offset;
+    const int32_t xs = p->dil_w * C, rs = p->dil_h * W * C, bstride = KH * KW * 4;
+    const int32_t D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW;
+    const int32_t oo = p->out_offset, lo = p->act_min, hi = p->act_max;
+    int8_t *const ring = p->tmp, *const ring_end = p->tmp + 4 * R;
+    int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, c0;
+    tc_interior(p->out_h, 1, p->pad_h, KH, p->dil_h, H, &oy_lo, &oy_hi);
+    tc_interior(p->out_w, 1, p->pad_w, KW, p->dil_w, W, &ox_lo, &ox_hi);
+    for (n = 0; n < p->batches; n++) {
+        const int8_t *img = in + n * HW * C;
+        int8_t *dst = out + n * HW * C;
+        for (c0 = 0; c0 < C; c0 += 4) {
+            const int32_t cn = C - c0 < 4 ? C - c0 : 4;
+            const int8_t *wb = p->weights + (c0 >> 2) * bstride;
+            int8_t *slot = ring;
+            int32_t i = 0, oy, ox, k, c;
+            for (oy = 0; oy < H; oy++) {
+                const int32_t iy0 = oy - p->pad_h;
+                const int inner = oy >= oy_lo && oy < oy_hi;
+                for (ox = 0; ox < W; ox++, i++) {
+                    const int32_t ix0 = ox - p->pad_w;
+                    if (i >= D) {
+                        memcpy(dst + (i - D) * C + c0, slot, (size_t)cn);
+                    }
+                    if (inner && ox >= ox_lo && ox < ox_hi) {
+                        const int8_t *x = img + (iy0 * W + ix0) * C + c0;
+#ifdef TC_CONV_DSP
+                        if (cn == 4) {
+                            tc_dw_block4(p, x, wb, c0, xs, rs, slot);
+                        } else
+#endif
+                        {
+                            for (c = 0; c < cn; c++) {
+                                const int32_t acc =
+                                    tc_dw_one(x + c, wb + c, KH, KW, xs, rs, p->bias_eff[c0 + c]);
+                                slot[c] = tc_conv_out(acc, p->mult[c0 + c], p->shift[c0 + c], oo,
+                                                      lo, hi);
+                            }
+                        }
+                    } else {
+                        int32_t ky0, ky1, kx0, kx1;
+                        const int8_t *x, *w;
+                        tc_tap_range(iy0, p->dil_h, KH, H, &ky0, &ky1);
+                        tc_tap_range(ix0, p->dil_w, KW, W, &kx0, &kx1);
+                        x = img + ((iy0 + ky0 * p->dil_h) * W + ix0 + kx0 * p->dil_w) * C + c0;
+                        w = wb + (ky0 * KW + kx0) * 4;
+                        for (c = 0; c < cn; c++) {
+                            const int32_t acc =
+                                tc_dw_border_one(x + c, w + c, ky1 - ky0, kx1 - kx0, xs, rs,
+                                                 KW * 4, off, p->bias ? p->bias[c0 + c] : 0);
+                            slot[c] =
+                                tc_conv_out(acc, p->mult[c0 + c], p->shift[c0 + c], oo, lo, hi);
+                        }
+                    }
+                    slot += 4;
+                    if (slot == ring_end) {
+                        slot = ring;
+                    }
+                }
+            }
+            for (k = HW - R; k < HW; k++) { /* the oldest pending output is at slot */
+                memcpy(dst + k * C + c0, slot, (size_t)cn);
+                slot += 4;
+                if (slot == ring_end) {
+                    slot = ring;
+                }
+            }
+        }
+    }
+}
+
 void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
     int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, oy, ox;
+    if (p->inplace && in == out) {
+        tc_dwconv_inplace(p, in, out);
+        return;
+    }
     tc_interior(p->out_h, p->stride_h, p->pad_h, p->k_h, p->dil_h, H, &oy_lo, &oy_hi);
     tc_interior(p->out_w, p->stride_w, p->pad_w, p->k_w, p->dil_w, W, &ox_lo, &ox_hi);
     for (n = 0; n < p->batches; n++) {

@@ -107,6 +107,20 @@ def _fn(shape: tuple[int, ...], body: Callable):
     return tf.function(body, input_signature=[tf.TensorSpec((1, *shape), tf.float32)])
 
 
+def fc_pertensor_rule() -> bytes:
+    """FC (33 -> 7, per-tensor weights) whose multiplier differs between a float and a double
+    input*filter scale product in a way some reachable accumulators expose (picked by search);
+    tests/test_ops_conv.py feeds it inputs on which the two rules disagree."""
+    import tensorflow as tf
+
+    rng = np.random.default_rng(1335)
+    w = rng.normal(0.0, 1.0 / np.sqrt(33), size=(33, 7)) * rng.uniform(0.25, 1.0, size=7)
+    b = rng.normal(0.0, 0.3, size=7)
+    wt, bt = tf.constant(w.astype(np.float32)), tf.constant(b.astype(np.float32))
+    f = tf.function(lambda x: tf.matmul(x, wt) + bt, input_signature=[tf.TensorSpec((1, 33))])
+    return to_int8_tflite(f, random_rep([(33,)], n=32, seed=0), per_channel=False)
+
+
 def build() -> list[str]:
     import tensorflow as tf
 
@@ -228,6 +242,8 @@ def build() -> list[str]:
     fa, fb_ = fc(30, 16, relu), fc(16, 6)
     emit("fc_stack", (30,), lambda x: fb_(fa(x)))
     emit("fc_stack_pertensor", (30,), lambda x: fb_(fa(x)), per_channel=False)
+    save("fc_pertensor_rule", fc_pertensor_rule(), OUT)
+    made.append("fc_pertensor_rule")
     return made
 
 

@@ -6,9 +6,10 @@ Arithmetic is TensorFlow Lite Micro's:
   ``PopulateConvolutionQuantizationParams``): one multiplier per output channel from
   ``double(input_scale) * double(filter_scale[c]) / double(output_scale)`` (a per-tensor filter
   scale is broadcast), computed in double. The filter zero point is ignored by the kernels.
-- FULLY_CONNECTED (fully_connected_common.cc): with per-channel weights the same double
-  formula per output channel; with per-tensor weights ``GetQuantizedConvolutionMultipler``, which
-  multiplies ``input_scale * filter_scale`` in *float* before widening to double and dividing.
+- FULLY_CONNECTED (fully_connected_common.cc): the same double formula, per output channel or
+  once for per-tensor weights. TFLM's source reads as if the per-tensor product were taken in
+  float (``GetQuantizedConvolutionMultipler``), but the installed TFLM agrees with the double
+  product on inputs where the two differ (``test_fc_multiplier_rule`` finds such inputs).
 - Padding: ``ComputePaddingHeightWidth`` (top/left pad = floor of half the total); padded taps
   contribute nothing to the accumulator.
 
@@ -20,6 +21,12 @@ windows of at most ``IM2COL_MAX_BYTES / 2`` values, no groups), are copied with 
 point in the padding (contributing exactly nothing). Depthwise weights are re-laid-out in blocks
 of four channels (``dw_weight_blocks``). Kernels: firmware/kernels/tc_conv.c.
 
+In place (``op.attrs["inplace"]``, see ``inplace_candidate``): pointwise CONV_2D, stride-1
+same-size CONV_2D with no more output than input channels, and stride-1 same-size
+DEPTHWISE_CONV_2D can write their output over their input; the planner then
+gives both tensors one arena buffer, and the kernels take their in-place variant with a small
+arena temp (``inplace_scratch``). The arithmetic per output is the ordinary path's.
+
 TFLM's own limits, mirrored: weight zero points must be 0 (the per-channel kernels ignore them),
 int32 biases (int64 belongs to int16 activations), weights_format 0 (shuffled FC weights are
 not supported). A missing bias (input index -1) is accepted for all three ops; note that TFLM
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import CompileError
 from ..ir import Graph, Op, Tensor
 from ..passes.qmath import quantize_multiplier
 from . import LowerCtx, fail, register
@@ -296,15 +304,99 @@ def _common_fields(
 IM2COL_MAX_BYTES = 2048  # arena scratch a CONV_2D may claim for its im2col buffer
 
 
+# ---------------------------------------------------------------------------- in place
+
+
+def inplace_candidate(op: Op, g: Graph) -> bool:
+    """Whether the op's kernel can run with its output over its input (same arena offset):
+
+    - CONV_2D 1x1, stride 1, no groups, any channel counts (pointwise);
+    - CONV_2D k x k, stride 1, no groups, output as large as the input (SAME), no more output
+      than input channels (e.g. ResNet's 3x3 blocks);
+    - DEPTHWISE_CONV_2D with stride 1, depth multiplier 1 and an output as large as its input
+      (any kernel size, dilation).
+
+    Only the op is judged; whether input 0 dies here (and is no graph output) is the planner's
+    business. Setting ``op.attrs["inplace"] = True`` on such an op makes its lowering emit the
+    in-place kernel variant and claim its scratch (``inplace_scratch``)."""
+    if op.kind not in ("CONV_2D", "DEPTHWISE_CONV_2D") or not op.inputs or op.inputs[0] < 0:
+        return False
+    if g.t(op.inputs[0]).is_const:
+        return False
+    try:
+        if op.kind == "CONV_2D":
+            check_conv(op, g)
+        else:
+            check_dwconv(op, g)
+    except CompileError:
+        return False
+    w = inp(op, g, 1)
+    if op.kind == "CONV_2D":
+        _, kh, kw, kc = w.shape
+        geo = _spatial(op, g, kh, kw)
+        if kc != geo["in_c"] or not _stride1(geo):
+            return False
+        return (kh == 1 and kw == 1) or (_same_size(geo) and geo["out_c"] <= geo["in_c"])
+    geo = _spatial(op, g, w.shape[1], w.shape[2])
+    return _stride1(geo) and geo["out_c"] == geo["in_c"] and _same_size(geo)
+
+
+def _stride1(geo: dict[str, int]) -> bool:
+    return geo["stride_h"] == 1 and geo["stride_w"] == 1
+
+
+def _same_size(geo: dict[str, int]) -> bool:
+    return (geo["out_h"], geo["out_w"]) == (geo["in_h"], geo["in_w"])
+
+
+def _inplace(op: Op, g: Graph) -> bool:
+    """True when the op is asked to run in place; refuses ops that cannot (the planner would
+    otherwise overlap their input and output under the ordinary kernel)."""
+    if not op.attrs.get("inplace"):
+        return False
+    if not inplace_candidate(op, g):
+        raise fail(op, "cannot run in place (inplace=True on an op that is no in-place candidate)")
+    return True
+
+
+def inplace_scratch(op: Op, g: Graph) -> int:
+    """Scratch of the in-place kernels: a ring of R = min(pad_h * w + pad_w + 1, h * w)
+    outputs (input pixel j is last read by output pixel j + pad_h * w + pad_w, so output j is
+    held back until then). CONV_2D: R pixels of out_c bytes (1x1: one pixel); depthwise, which
+    runs in blocks of four channels (the kernel's four-channel dot products): R slots of four
+    bytes."""
+    w = inp(op, g, 1)
+    if op.kind == "CONV_2D":
+        oc, kh, kw, _ = w.shape
+        if kh == 1 and kw == 1:
+            return int(oc)
+    else:
+        kh, kw, oc = w.shape[1], w.shape[2], 4
+    geo = _spatial(op, g, kh, kw)
+    ring = min(geo["pad_h"] * geo["in_w"] + geo["pad_w"] + 1, geo["in_h"] * geo["in_w"])
+    return int(ring * oc)
+
+
 def conv_scratch(op: Op, g: Graph) -> int:
     """im2col buffer (two windows of k_h * k_w * in_c) for k x k convolutions without groups,
-    when it is small; 1x1 convolutions read their windows in place."""
+    when it is small; 1x1 convolutions read their windows in place. In place: the in-place
+    kernel's temp (needed, whatever ``no_scratch`` says)."""
+    if _inplace(op, g):
+        return inplace_scratch(op, g)
     w, x = inp(op, g, 1), inp(op, g, 0)
     _, kh, kw, kc = w.shape
-    if (kh == 1 and kw == 1) or kc != x.shape[3]:
+    if (kh == 1 and kw == 1) or kc != x.shape[3] or op.attrs.get("no_scratch"):
         return 0
     n = 2 * kh * kw * kc
     return n if n <= IM2COL_MAX_BYTES else 0
+
+
+def dwconv_scratch(op: Op, g: Graph) -> int:
+    return inplace_scratch(op, g) if _inplace(op, g) else 0
+
+
+def _inplace_fields(op: Op, g: Graph, ctx: LowerCtx) -> dict[str, object]:
+    return {"inplace": 1, "tmp": ctx.scratch(inplace_scratch(op, g))}
 
 
 @register("CONV_2D", check=check_conv, macs=conv_macs, scratch=conv_scratch)
@@ -313,10 +405,13 @@ def lower_conv(op: Op, g: Graph, ctx: LowerCtx) -> str:
     oc, kh, kw, kc = w.shape
     geo = _spatial(op, g, kh, kw)
     wsum = np.asarray(w.data, np.int64).reshape(oc, -1).sum(axis=1)
-    col = conv_scratch(op, g)
+    inplace = _inplace(op, g)
+    col = 0 if inplace else conv_scratch(op, g)
     # with im2col every window is copied with the zero point as padding: no raw bias needed
     fields = _common_fields(op, g, ctx, geo, wsum, raw_bias=not col)
     fields.update(groups=geo["in_c"] // kc, depth_mult=1, col=ctx.scratch(col) if col else "0")
+    if inplace:
+        fields.update(_inplace_fields(op, g, ctx))
     p = ctx.params("tc_conv_params_t", fields)
     return f"tc_conv_s8({p}, {ctx.ptr(op.inputs[0])}, {ctx.ptr(op.outputs[0], const=False)});"
 
@@ -331,7 +426,7 @@ def dw_weight_blocks(w: np.ndarray) -> np.ndarray:
     return taps.reshape(kh * kw, ocp // 4, 4).transpose(1, 0, 2).reshape(-1)
 
 
-@register("DEPTHWISE_CONV_2D", check=check_dwconv, macs=dwconv_macs)
+@register("DEPTHWISE_CONV_2D", check=check_dwconv, macs=dwconv_macs, scratch=dwconv_scratch)
 def lower_dwconv(op: Op, g: Graph, ctx: LowerCtx) -> str:
     w = inp(op, g, 1)
     _, kh, kw, oc = w.shape
@@ -344,17 +439,19 @@ def lower_dwconv(op: Op, g: Graph, ctx: LowerCtx) -> str:
         depth_mult=oc // geo["in_c"],
         weights=ctx.array("weights", "int8_t", dw_weight_blocks(np.asarray(w.data))),
     )
+    if _inplace(op, g):
+        fields.update(_inplace_fields(op, g, ctx))
     p = ctx.params("tc_conv_params_t", fields)
     return f"tc_dwconv_s8({p}, {ctx.ptr(op.inputs[0])}, {ctx.ptr(op.outputs[0], const=False)});"
 
 
 def fc_multipliers(op: Op, g: Graph) -> tuple[list[int], list[int]]:
-    """CalculateOpDataFullyConnected: per channel in double, per tensor via a float product."""
+    """CalculateOpDataFullyConnected: double(input_scale) * double(filter_scale) / double(out),
+    per channel or once per tensor (what the installed TFLM computes; see the module doc)."""
     x, w, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
     if w.quant.per_channel:
         return _conv_multipliers(x.quant.s, w, o.quant.s, w.shape[0])
-    prod = float(np.float32(x.quant.scale[0]) * np.float32(w.quant.scale[0]))
-    m, s = quantize_multiplier(prod / o.quant.s)
+    m, s = quantize_multiplier(float(x.quant.scale[0]) * float(w.quant.scale[0]) / o.quant.s)
     return [m], [s]
 
 

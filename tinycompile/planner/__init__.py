@@ -107,6 +107,7 @@ def place(g: Graph, low: Lowering, order: list[int]) -> Plan:
         b = buffers[bid]
         b.tensors.append(tid)
         b.last = max(b.last, last_use.get(tid, b.last))
+        b.nbytes = max(b.nbytes, _align(g.t(tid).nbytes))
         storage[tid] = bid
 
     for tid in g.inputs:
@@ -119,11 +120,14 @@ def place(g: Graph, low: Lowering, order: list[int]) -> Plan:
             if k == 0 and src_live and lo.alias and g.t(src).nbytes == g.t(tid).nbytes:
                 join(tid, storage[src])
                 continue
+            # elementwise ops run in place on equal sizes; ops whose kernel was lowered for it
+            # (attrs["inplace"], e.g. pointwise/depthwise convolutions) on any sizes: the
+            # shared buffer is as large as the larger tensor
+            same = g.t(src).nbytes == g.t(tid).nbytes if src_live else False
             if (
                 k == 0
                 and src_live
-                and lo.inplace
-                and g.t(src).nbytes == g.t(tid).nbytes
+                and ((lo.inplace and same) or op.attrs.get("inplace"))
                 and _dies_here(buffers[storage[src]], last_use, s, g)
             ):
                 join(tid, storage[src])

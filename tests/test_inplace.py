@@ -1,0 +1,321 @@
+"""In-place convolutions (TinyEngine-style): output written over the dying input's arena bytes.
+
+Every in-place candidate (``tinycompile.ops.conv.inplace_candidate``) of a model is forced to
+``inplace=True``; the planner must then give output and input one buffer wherever the input dies
+at that op, and the generated C must stay bit-exact with TFLM on every layer (host, and the
+ARMv6-M / DSP builds in QEMU). Models: the whole test models, the conv op models with
+candidates, and the edge cases of ``python -m tests.modelgen.inplace`` (tests/models/inplace/).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tinycompile import api
+from tinycompile.errors import CompileError
+from tinycompile.frontend import load_model
+from tinycompile.ir import Op
+from tinycompile.ops.conv import inplace_candidate, inplace_scratch
+from tinycompile.passes.lower import lower
+from tinycompile.passes.validate import validate
+from tinycompile.planner import Plan
+from tinycompile.planner import plan as make_plan
+from tinycompile.reference import run_tflm
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "tests" / "models"
+IP_DIR = MODELS / "inplace"
+WHOLE = [MODELS / f"{m}.tflite" for m in ("kws_dscnn", "vww_mobilenet", "ic_resnet8")]
+IP_MODELS = sorted(IP_DIR.glob("*.tflite"))
+# op models of tests/models/ops with candidates (dwconv_nobias: TFLM crashes, see its own test)
+OP_MODELS = [
+    MODELS / "ops" / f"{m}.tflite"
+    for m in (
+        "conv_pointwise",
+        "conv_5x5",
+        "conv_wide_direct",
+        "dwconv_same_relu6",
+        "dwconv_pertensor",
+        "dwconv_nobias_ref",
+    )
+]
+
+# TFLM's own activation arena ("head" of benchmarks/tflm_arena.py) for the whole models, and
+# the arena api.plan reaches with in-place convolutions (16000 and 49152 without)
+TFLM_HEAD = {"kws_dscnn": 16000, "vww_mobilenet": 73728, "ic_resnet8": 49152}
+INPLACE_ARENA = {"kws_dscnn": 8576, "ic_resnet8": 33312}
+
+
+@pytest.fixture(autouse=True)
+def _tflm_arena(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The TFLM wrapper sizes its arena at 10x the model file; tiny models need more."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    orig = runtime.Interpreter.from_file
+
+    def from_file(path, *args, arena_size=None, **kw):
+        size = max(arena_size or 0, 10 * os.path.getsize(path), 1 << 20)
+        return orig(path, *args, arena_size=size, **kw)
+
+    monkeypatch.setattr(runtime.Interpreter, "from_file", staticmethod(from_file))
+
+
+# ------------------------------------------------------------------------------- helpers
+
+
+def _forced(path: Path) -> tuple[Plan, list[Op]]:
+    """Plan of ``path`` with every in-place candidate asked to run in place."""
+    g = load_model(path)
+    validate(g)
+    cands = [op for op in g.ops if inplace_candidate(op, g)]
+    for op in cands:
+        op.attrs["inplace"] = True
+    return make_plan(g, lower(g)), cands
+
+
+def _input_dies(p: Plan, op: Op) -> bool:
+    """Input 0 of ``op`` is read by no later step and is no graph output (computed here, not
+    asked of the planner)."""
+    g = p.graph
+    steps = [p.lowering.ops[i].op for i in p.order]
+    s = next(k for k, o in enumerate(steps) if o is op)
+    src = op.inputs[0]
+    return src not in g.outputs and all(src not in o.inputs for o in steps[s + 1 :])
+
+
+def _check_placement(p: Plan, cands: list[Op]) -> list[int]:
+    """Candidates whose input dies share one buffer at one offset with their output; the others
+    have separate buffers; the in-place temp never overlaps the shared buffer. Returns the op
+    indices run in place."""
+    shared = []
+    for op in cands:
+        src, dst = op.inputs[0], op.outputs[0]
+        if _input_dies(p, op):
+            assert p.storage[src] == p.storage[dst], f"op {op.index}: not placed in place"
+            assert p.offset(src) == p.offset(dst)
+            b = p.buffers[p.storage[src]]
+            need = max(p.graph.t(src).nbytes, p.graph.t(dst).nbytes)
+            assert b.nbytes >= need, f"op {op.index}: shared buffer of {b.nbytes} < {need}"
+            tmp = [x for x in p.buffers if x.scratch_of == op.index]
+            assert len(tmp) == 1 and tmp[0].nbytes >= inplace_scratch(op, p.graph)
+            t = tmp[0]
+            assert t.offset + t.nbytes <= b.offset or b.offset + b.nbytes <= t.offset
+            shared.append(op.index)
+        else:
+            assert p.storage[src] != p.storage[dst], f"op {op.index}: live input overwritten"
+    return shared
+
+
+def _layers_vs_tflm(path: Path, p: Plan, res: api.RunResult, xs: list[np.ndarray]) -> None:
+    g = p.graph
+    steps = [p.lowering.ops[i].op for i in p.order]
+    ref = run_tflm(path, xs, tensor_ids=[op.outputs[0] for op in steps], n_outputs=len(g.outputs))
+    for k, op in enumerate(steps):
+        want = np.stack([s[op.outputs[0]].reshape(-1) for s in ref.tensors])
+        got = res.layers[k].reshape(want.shape)
+        bad = int(np.count_nonzero(got != want))
+        assert bad == 0, f"layer {k} op {op.index} {op.kind}: {bad} bytes differ from TFLM"
+    for a, b in zip(res.outputs, ref.outputs, strict=True):
+        np.testing.assert_array_equal(a, b.reshape(a.shape))
+
+
+def _run_forced(path: Path, tmp_path: Path, board: str = "host", n: int = 10) -> list[int]:
+    p, cands = _forced(path)
+    shared = _check_placement(p, cands)
+    xs = api.make_inputs(p.graph, n, seed=5)
+    project = api.generate(p, tmp_path / "project")
+    text = (project / "model" / "tc_model.c").read_text()
+    for i in shared:  # the kernel sees out == in: one arena offset for both macros
+        op = next(o for o in p.graph.ops if o.index == i)
+        off = p.offset(op.inputs[0])
+        for tid in (op.inputs[0], op.outputs[0]):
+            assert f"#define TC_T{tid} (tc_arena + {off})" in text
+    if board == "host":
+        res = api.run_host(p, project, xs, debug_layers=True)
+    else:
+        res = api.run_board(p, project, board, xs, debug_layers=True)
+    _layers_vs_tflm(path, p, res, xs)
+    return shared
+
+
+# ------------------------------------------------------------------------- candidates
+
+
+def test_models_present() -> None:
+    names = {p.stem for p in IP_MODELS}
+    want = {
+        "pw_expand_odd", "pw_equal", "pw_shrink_odd", "conv_dil2_equal", "conv_asym_shrink",
+        "conv_even4x4", "conv_even2x2", "conv_kernel_gt_image", "dw_dil_asym", "dw_1x5",
+        "dw_5x1_relu6", "dw_even2x2", "dw_kernel_gt_image", "dw_1x1_valid", "chain_dscnn",
+        "chain_residual",
+    }  # fmt: skip
+    missing = want - names
+    assert not missing, f"run python -m tests.modelgen.inplace ({sorted(missing)} missing)"
+
+
+def test_candidates_of_whole_models() -> None:
+    """Pointwise and stride-1 depthwise layers of the DS-CNN and MobileNet; ResNet-8's 3x3
+    stride-1 convolutions with as many output as input channels (not the first, 3 -> 16, nor
+    the stride-2 ones)."""
+    want = {
+        "kws_dscnn": list(range(1, 9)),
+        "vww_mobilenet": [1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22]
+        + [24, 25, 26],
+        "ic_resnet8": [1, 2, 5, 9],
+    }
+    for path in WHOLE:
+        g = load_model(path)
+        assert [op.index for op in g.ops if inplace_candidate(op, g)] == want[path.stem]
+
+
+def test_non_candidates() -> None:
+    """Stride 2, depth multiplier > 1, groups, k x k with more output than input channels,
+    a smaller (VALID) output and FULLY_CONNECTED are refused."""
+    for name in (
+        "conv_1x1_s2",
+        "conv_valid_s2",
+        "conv_grouped",
+        "conv_same_relu",  # 3 -> 8 channels, 3x3
+        "conv_dil_asym_valid",
+        "dwconv_valid_s2_dm2",
+        "dwconv_dil2_dm3",
+        "dwconv_5x5_s2_relu",
+        "dwconv_asym",  # stride (1, 2)
+        "fc_perchannel_relu",
+        "add_same",
+    ):
+        g = load_model(MODELS / "ops" / f"{name}.tflite")
+        assert not any(inplace_candidate(op, g) for op in g.ops), name
+
+
+def test_lowering_of_inplace_ops() -> None:
+    """In place: params carry inplace = 1 and the temp, no im2col; the scratch is the temp."""
+    g = load_model(IP_DIR / "conv_dil2_equal.tflite")
+    (op,) = g.ops
+    assert lower(copy.deepcopy(g)).ops[0].scratch_bytes == 2 * 3 * 3 * 6  # im2col otherwise
+    op.attrs["inplace"] = True
+    low = lower(g)
+    (ps,) = low.params
+    assert ps.fields["inplace"] == 1 and ps.fields["col"] == "0"
+    assert ps.fields["tmp"] == f"TC_SCRATCH{op.index}"
+    # 9x8 image, 3x3 dilation 2: pad 2 / 2, a ring of 2 * 8 + 2 + 1 pixels of 6 channels
+    assert low.ops[0].scratch_bytes == inplace_scratch(op, g) == 19 * 6
+    sizes = {
+        "pw_expand_odd": 17,  # one output pixel
+        "dw_dil_asym": 4 * (2 * 9 + 3 + 1),  # a ring of 4-channel slots, pad (2, 3)
+        "dw_even2x2": 4,  # padding only after: each input pixel's last reader is its own
+        "dw_kernel_gt_image": 4 * 3 * 4,  # the whole plane (of a block of four channels)
+        "conv_kernel_gt_image": 3 * 4 * 4,
+    }
+    for name, want in sizes.items():
+        g = load_model(IP_DIR / f"{name}.tflite")
+        g.ops[0].attrs["inplace"] = True
+        assert lower(g).ops[0].scratch_bytes == want, name
+
+
+def test_inplace_ignores_no_scratch() -> None:
+    """The in-place temp is needed: ``no_scratch`` (dropping an optional im2col) keeps it."""
+    g = load_model(IP_DIR / "conv_asym_shrink.tflite")
+    g.ops[0].attrs.update(inplace=True, no_scratch=True)
+    assert lower(g).ops[0].scratch_bytes == inplace_scratch(g.ops[0], g) > 0
+
+
+def test_inplace_on_non_candidate_is_refused() -> None:
+    """The planner overlaps input and output of an ``inplace`` op: an op whose kernel cannot
+    run so must fail to lower rather than compute garbage."""
+    g = load_model(MODELS / "ops" / "dwconv_valid_s2_dm2.tflite")
+    g.ops[0].attrs["inplace"] = True
+    with pytest.raises(CompileError, match="in place"):
+        lower(g)
+
+
+# ------------------------------------------------------------------- bit-exact, host
+
+
+@pytest.mark.parametrize("path", WHOLE, ids=lambda p: p.stem)
+def test_whole_model_forced_inplace(path: Path, tmp_path: Path) -> None:
+    shared = _run_forced(path, tmp_path)
+    g = load_model(path)
+    want = [op.index for op in g.ops if inplace_candidate(op, g)]
+    if path.stem == "ic_resnet8":
+        want.remove(1)  # its input is the block's skip connection, read again by the ADD
+    assert shared == want
+
+
+@pytest.mark.parametrize("path", OP_MODELS + IP_MODELS, ids=lambda p: p.stem)
+def test_op_model_forced_inplace(path: Path, tmp_path: Path) -> None:
+    shared = _run_forced(path, tmp_path)
+    if path.stem == "chain_residual":
+        # the depthwise and the second pointwise read tensors an ADD reads later: not shared
+        assert shared == [0, 2]
+    else:
+        assert shared, "no op ran in place"
+
+
+def test_dwconv_without_bias_inplace(tmp_path: Path) -> None:
+    """Border pixels of a bias-less depthwise in place use a zero bias (TFLM crashes on the
+    model itself: compared with its zero-bias twin)."""
+    p, cands = _forced(MODELS / "ops" / "dwconv_nobias.tflite")
+    assert _check_placement(p, cands) == [0]
+    xs = api.make_inputs(p.graph, 10, seed=6)
+    res = api.run_host(p, api.generate(p, tmp_path / "project"), xs)
+    ref = run_tflm(MODELS / "ops" / "dwconv_nobias_ref.tflite", xs, n_outputs=1)
+    np.testing.assert_array_equal(res.outputs[0], ref.outputs[0].reshape(res.outputs[0].shape))
+
+
+# -------------------------------------------------------------------- the SRAM it saves
+
+
+def test_plan_goes_below_tflm() -> None:
+    """api.plan keeps in place where it shrinks the arena: the DS-CNN and ResNet-8 then need
+    about a third less activation SRAM than TFLM's arena head. (MobileNet gains nothing yet: a
+    shared buffer is as large as its larger tensor for its whole life, so sharing the
+    48x48x8 -> 48x48x16 pointwise layer's buffer costs more earlier than it saves there.)"""
+    for path in WHOLE:
+        p = api.plan(path)
+        assert p.arena_bytes < TFLM_HEAD[path.stem], (path.stem, p.arena_bytes)
+        if path.stem not in INPLACE_ARENA:
+            continue
+        ops = [op for op in p.graph.ops if op.attrs.get("inplace")]
+        assert ops, f"{path.stem}: api.plan ran nothing in place"
+        assert p.arena_bytes <= INPLACE_ARENA[path.stem], (path.stem, p.arena_bytes)
+        _check_placement(p, ops)
+
+
+def test_compare_after_plan() -> None:
+    """api.compare goes through api.plan, so through the in-place plan it keeps."""
+    r = api.compare(MODELS / "kws_dscnn.tflite", n=6)
+    assert r.layers and r.ok, str(r)
+
+
+# ------------------------------------------------------------ Cortex-M builds under QEMU
+
+QEMU_CASES = [
+    ("samd21", "kws_dscnn"),
+    ("samd21", "inplace/pw_expand_odd"),
+    ("samd21", "inplace/pw_shrink_odd"),
+    ("samd21", "inplace/chain_residual"),
+    ("samd21", "inplace/conv_asym_shrink"),
+    ("samd21", "inplace/dw_dil_asym"),
+    ("qemu-m4", "kws_dscnn"),
+    ("qemu-m4", "ic_resnet8"),
+    ("qemu-m4", "inplace/pw_expand_odd"),
+    ("qemu-m4", "inplace/pw_shrink_odd"),
+    ("qemu-m4", "inplace/chain_dscnn"),
+    ("qemu-m4", "inplace/conv_dil2_equal"),
+    ("qemu-m4", "inplace/dw_kernel_gt_image"),
+    ("qemu-m7", "vww_mobilenet"),
+]
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize("board,name", QEMU_CASES, ids=lambda v: v)
+def test_forced_inplace_on_cortex_m(board: str, name: str, tmp_path: Path) -> None:
+    """ARMv6-M (one pixel per pass) and DSP builds (pixel pairs written straight into place,
+    SMLAD dot products) of the in-place kernels, every layer against TFLM."""
+    assert _run_forced(MODELS / f"{name}.tflite", tmp_path, board=board, n=3)
