@@ -38,6 +38,7 @@ models:  # regenerate the committed test models (needs tensorflow-cpu and scikit
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_compile.py
+	$(PY) benchmarks/bench_emulator.py
 
 clean:
 	rm -rf build $(STAMP)

@@ -397,7 +397,10 @@ class BoardBuild:
         files = ", ".join(
             str(f.relative_to(self.project)) for f in (fw.elf, fw.bin, fw.hex) if f is not None
         )
-        return f"{self.project}: {files}\n{fw.size}"
+        where = self.project
+        if where.is_relative_to(Path.cwd()):
+            where = where.relative_to(Path.cwd())
+        return f"{where}: {files}\n{fw.size}"
 
     def as_dict(self) -> dict:
         fw = self.firmware
