@@ -101,7 +101,15 @@ DRIVER_CORES = {"stm32f4": ("cortex-m4",), "stm32f7": ("cortex-m7",), "stm32h7":
                 "rp2040": ("cortex-m0plus",), "cmsdk": tuple(CORE_FPUS)}
 
 
+# Board text reaches generated C comments, linker scripts, Makefiles and paths: keep it to safe
+# sets. Without '*' no comment can be opened or closed; without '?' and backslash no trigraph or
+# line splice can occur.
+_BOARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_DESCRIPTION = re.compile(r"[A-Za-z0-9 _.,:;=+()\[\]#@&%'<>|~^!$/-]{0,200}")
+
+
 @dataclass(frozen=True)
+
 class MemRegion:
     """A named memory range."""
 
@@ -399,7 +407,13 @@ def load_board_file(path: str | Path) -> Board:
         raise _fail(source, "name", f"{name!r} must match the file name {source.stem!r}")
     if name == HOST.name:
         raise _fail(source, "name", "'host' is reserved for the host C compiler")
+    if not _BOARD_NAME.fullmatch(name):
+        raise _fail(source, "name", f"{name!r}: use letters, digits, '_', '.' and '-' only")
     description = _get(raw, "description", str, source, default=name)
+    if not _DESCRIPTION.fullmatch(description):
+        raise _fail(source, "description",
+                    "printable ASCII only, without '*', '\\', '?' or '\"' (it is copied"
+                    " into generated C comments)")
     core = _get(raw, "core", str, source, choices=tuple(CORE_FPUS))
     fpu = _get(raw, "fpu", str, source, default="none", choices=CORE_FPUS[core])
     clock_hz = _positive(_get(raw, "clock_hz", int, source), source, "clock_hz")

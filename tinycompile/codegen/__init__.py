@@ -16,6 +16,7 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
+from ..errors import CompileError
 from ..ir import Graph
 from ..passes.lower import ConstArray
 from ..planner import Plan
@@ -105,6 +106,12 @@ def _tensor_info(g: Graph, tid: int) -> dict:
 def render_model(p: Plan) -> dict[str, str]:
     """Render the generated model sources; returns {relative path: text}."""
     g, low = p.graph, p.lowering
+    for tid in g.outputs:
+        if tid not in p.storage:  # e.g. an output whose producers were all folded away
+            raise CompileError(
+                f"graph output tensor {tid} is a constant after folding: nothing to compute",
+                source=g.source or None,
+            )
     env = _env()
     steps = []
     for s, i in enumerate(p.order):

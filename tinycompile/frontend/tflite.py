@@ -29,6 +29,13 @@ _TYPES = {
 }
 _TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 _OP_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
+# zero points must be values of the tensor's own type (they end up in C constants and kernels)
+_ZP_RANGE = {
+    "int8": (-128, 127),
+    "uint8": (0, 255),
+    "int16": (-32768, 32767),
+    "int32": (-(2**31), 2**31 - 1),
+}
 _ACT = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
 _PAD = {0: "SAME", 1: "VALID"}
 
@@ -231,6 +238,10 @@ def _read_tensor(model: Any, t: Any, i: int, n_buffers: int, data: bytes) -> Ten
                 raise CompileError(f"tensor {i} has {scale.size} scales but {zp.size} zero points")
         if not np.all(np.isfinite(scale)) or np.any(scale < 0):
             raise CompileError(f"tensor {i} has a non-finite or negative scale")
+        lo, hi = _ZP_RANGE.get(dtype, _ZP_RANGE["int32"])
+        if zp.size and (int(zp.min()) < lo or int(zp.max()) > hi):
+            bad = int(zp.min()) if int(zp.min()) < lo else int(zp.max())
+            raise CompileError(f"tensor {i} ({dtype}) has zero point {bad} outside [{lo}, {hi}]")
         quant = Quant(scale=scale, zero_point=zp, axis=int(q.QuantizedDimension()))
 
     arr = None

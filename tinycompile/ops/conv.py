@@ -43,6 +43,7 @@ from ..passes.qmath import quantize_multiplier
 from . import LowerCtx, fail, register
 from .common import activation_range, inp, out, require_int8
 
+MAX_WINDOW = 65535  # strides, dilations and dilated windows beyond this are refused
 
 def wrap_i32(x: np.ndarray) -> np.ndarray:
     """Reduce int64 values modulo 2^32 into int32 (two's complement wrap-around)."""
@@ -151,6 +152,9 @@ def _spatial(op: Op, g: Graph, kh: int, kw: int) -> dict[str, int]:
     dh, dw = op.attrs.get("dilation", (1, 1))
     if min(sh, sw) < 1 or min(dh, dw) < 1:
         raise fail(op, f"stride {sh}x{sw} / dilation {dh}x{dw} must be positive")
+    if max(sh, sw, dh, dw, (kh - 1) * dh + 1, (kw - 1) * dw + 1) > MAX_WINDOW:
+        raise fail(op, f"stride {sh}x{sw}, dilation {dh}x{dw} or window {kh}x{kw} is absurd"
+                       f" (limit {MAX_WINDOW})")
     if kh < 1 or kw < 1:
         raise fail(op, f"empty {kh}x{kw} window")
     n, h, wd, c = x.shape

@@ -34,6 +34,9 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
     if shift < -31:
         shift = 0
         q_fixed = 0
+    if shift > 31:
+        # the kernels shift 32-bit values left by this much: refuse instead of overflowing
+        raise ValueError(f"requantization multiplier {real:g} is too large (scales are absurd)")
     return int(q_fixed), int(shift)
 
 

@@ -15,6 +15,9 @@ def validate(g: Graph) -> None:
         written.add(tid)
     producers: dict[int, int] = {}
     for op in g.ops:
+        if op.inputs and op.inputs[0] < 0:
+            # -1 marks an absent optional operand; no operator's first input is optional
+            raise CompileError("first input is absent (-1)", op_index=op.index, op_kind=op.kind)
         for tid in op.inputs:
             if tid < 0:
                 continue
