@@ -10,7 +10,6 @@ candidates, and the edge cases of ``python -m tests.modelgen.inplace`` (tests/mo
 from __future__ import annotations
 
 import copy
-import os
 from pathlib import Path
 
 import numpy as np
@@ -50,19 +49,6 @@ OP_MODELS = [
 TFLM_HEAD = {"kws_dscnn": 16000, "vww_mobilenet": 73728, "ic_resnet8": 49152}
 INPLACE_ARENA = {"kws_dscnn": 8576, "ic_resnet8": 33312}
 
-
-@pytest.fixture(autouse=True)
-def _tflm_arena(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The TFLM wrapper sizes its arena at 10x the model file; tiny models need more."""
-    from tflite_micro.python.tflite_micro import runtime
-
-    orig = runtime.Interpreter.from_file
-
-    def from_file(path, *args, arena_size=None, **kw):
-        size = max(arena_size or 0, 10 * os.path.getsize(path), 1 << 20)
-        return orig(path, *args, arena_size=size, **kw)
-
-    monkeypatch.setattr(runtime.Interpreter, "from_file", staticmethod(from_file))
 
 
 # ------------------------------------------------------------------------------- helpers

@@ -8,7 +8,6 @@ Models come from ``python -m tests.modelgen.ops_conv``.
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,19 +29,6 @@ NO_TFLM = {"dwconv_nobias"}
 ALL = sorted(p for fam in ("conv", "dwconv", "fc") for p in OPS_DIR.glob(f"{fam}_*.tflite"))
 MODELS = [p for p in ALL if p.stem not in NO_TFLM]
 
-
-@pytest.fixture(autouse=True)
-def _tflm_arena(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The TFLM wrapper sizes its arena at 10x the model file; tiny models need more."""
-    from tflite_micro.python.tflite_micro import runtime
-
-    orig = runtime.Interpreter.from_file
-
-    def from_file(path, *args, arena_size=None, **kw):
-        size = max(arena_size or 0, 10 * os.path.getsize(path), 1 << 20)
-        return orig(path, *args, arena_size=size, **kw)
-
-    monkeypatch.setattr(runtime.Interpreter, "from_file", staticmethod(from_file))
 
 
 def _graph(name: str) -> Graph:

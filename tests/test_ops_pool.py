@@ -7,7 +7,6 @@ Models come from ``python -m tests.modelgen.ops_pool``.
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,20 +23,6 @@ from tinycompile.reference import run_tflm
 ROOT = Path(__file__).resolve().parent.parent
 OPS_DIR = ROOT / "tests" / "models" / "ops"
 MODELS = sorted(OPS_DIR.glob("pool_*.tflite"))
-
-
-@pytest.fixture(autouse=True)
-def _tflm_arena(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The TFLM wrapper sizes its arena at 10x the model file; these tiny models need more."""
-    from tflite_micro.python.tflite_micro import runtime
-
-    orig = runtime.Interpreter.from_file
-
-    def from_file(path, *args, arena_size=None, **kw):
-        size = max(arena_size or 0, 10 * os.path.getsize(path), 1 << 20)
-        return orig(path, *args, arena_size=size, **kw)
-
-    monkeypatch.setattr(runtime.Interpreter, "from_file", staticmethod(from_file))
 
 
 def _graph(name: str) -> Graph:
