@@ -446,6 +446,7 @@ def build_board(
     """Generate the project and cross-compile it for ``board`` (or its emulator variant)."""
     from .errors import DoesNotFit
     from .firmware_build import build_firmware
+    from .fit import peak_description
 
     _fail_if_too_big(p, board)
     project = generate(p, out_dir)
@@ -462,9 +463,7 @@ def build_board(
         )
     except DoesNotFit as e:
         raise DoesNotFit(
-            f"{e.reason}; peak SRAM set by "
-            + __import__("tinycompile.fit", fromlist=["x"]).peak_description(p),
-            source=p.graph.source or None,
+            f"{e.reason}; peak SRAM set by {peak_description(p)}", source=p.graph.source or None
         ) from None
     return BoardBuild(fw, project)
 
