@@ -86,11 +86,12 @@ def _check_placement(p: Plan, cands: list[Op]) -> list[int]:
             assert p.offset(src) == p.offset(dst)
             b = p.buffers[p.storage[src]]
             need = max(p.graph.t(src).nbytes, p.graph.t(dst).nbytes)
-            assert b.nbytes >= need, f"op {op.index}: shared buffer of {b.nbytes} < {need}"
             tmp = [x for x in p.buffers if x.scratch_of == op.index]
             assert len(tmp) == 1 and tmp[0].nbytes >= inplace_scratch(op, p.graph)
             t = tmp[0]
-            assert t.offset + t.nbytes <= b.offset or b.offset + b.nbytes <= t.offset
+            size = b.size_at(t.first)  # what the shared buffer occupies at this op's step
+            assert size >= need, f"op {op.index}: shared buffer of {size} < {need}"
+            assert t.offset + t.nbytes <= b.offset or b.offset + size <= t.offset
             shared.append(op.index)
         else:
             assert p.storage[src] != p.storage[dst], f"op {op.index}: live input overwritten"

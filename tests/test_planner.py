@@ -30,13 +30,14 @@ def _check(p) -> None:
                 b = p.buffers[p.storage[t]]
                 assert b.first <= s <= b.last, f"tensor {t} not live at step {s}"
                 assert b.offset + g.t(t).nbytes <= p.arena_bytes
-    # live buffers never overlap in memory
+                assert g.t(t).nbytes <= b.size_at(s), f"tensor {t} larger than its buffer at {s}"
+    # live buffers never overlap in memory, at any step (a buffer may grow at an in-place step)
     bs = p.buffers
     for i, a in enumerate(bs):
         for b in bs[i + 1 :]:
-            if a.last < b.first or b.last < a.first:
-                continue
-            assert a.offset + a.nbytes <= b.offset or b.offset + b.nbytes <= a.offset, (a, b)
+            for s in range(max(a.first, b.first), min(a.last, b.last) + 1):
+                sa, sb = a.size_at(s), b.size_at(s)
+                assert a.offset + sa <= b.offset or b.offset + sb <= a.offset, (s, a, b)
     # a buffer shared by several tensors (alias / in place) holds them in sequence
     assert p.arena_bytes >= p.peak_bytes
     assert p.layers[p.peak_step].live_bytes == p.peak_bytes

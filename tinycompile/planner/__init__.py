@@ -33,6 +33,17 @@ class Buffer:
     tensors: list[int] = field(default_factory=list)
     scratch_of: int | None = None  # op index for scratch buffers
     offset: int = -1
+    # (step, bytes): the buffer grows at an in-place step whose output is larger than its input;
+    # ``nbytes`` is the final (largest) size
+    grow: list[tuple[int, int]] = field(default_factory=list)
+
+    def size_at(self, step: int) -> int:
+        """Bytes the buffer occupies at ``step`` (sizes only grow over its life)."""
+        size = self.nbytes if not self.grow else self.grow[0][1]
+        for s, n in self.grow[1:]:
+            if s <= step:
+                size = n
+        return size
 
 
 @dataclass
@@ -103,11 +114,16 @@ def place(g: Graph, low: Lowering, order: list[int]) -> Plan:
         buffers.append(b)
         storage[tid] = b.id
 
-    def join(tid: int, bid: int) -> None:
+    def join(tid: int, bid: int, step: int) -> None:
         b = buffers[bid]
         b.tensors.append(tid)
         b.last = max(b.last, last_use.get(tid, b.last))
-        b.nbytes = max(b.nbytes, _align(g.t(tid).nbytes))
+        size = _align(g.t(tid).nbytes)
+        if size > b.nbytes:  # in place onto a smaller input: grow from this step on
+            if not b.grow:
+                b.grow.append((b.first, b.nbytes))
+            b.grow.append((step, size))
+            b.nbytes = size
         storage[tid] = bid
 
     for tid in g.inputs:
@@ -118,7 +134,7 @@ def place(g: Graph, low: Lowering, order: list[int]) -> Plan:
         src_live = src >= 0 and src in storage
         for k, tid in enumerate(op.outputs):
             if k == 0 and src_live and lo.alias and g.t(src).nbytes == g.t(tid).nbytes:
-                join(tid, storage[src])
+                join(tid, storage[src], s)
                 continue
             # elementwise ops run in place on equal sizes; ops whose kernel was lowered for it
             # (attrs["inplace"], e.g. pointwise/depthwise convolutions) on any sizes: the
@@ -130,7 +146,7 @@ def place(g: Graph, low: Lowering, order: list[int]) -> Plan:
                 and ((lo.inplace and same) or op.attrs.get("inplace"))
                 and _dies_here(buffers[storage[src]], last_use, s, g)
             ):
-                join(tid, storage[src])
+                join(tid, storage[src], s)
                 continue
             new_buffer(tid, s)
         if lo.scratch_bytes:
@@ -142,7 +158,7 @@ def place(g: Graph, low: Lowering, order: list[int]) -> Plan:
     live = [0] * max(n, 1)
     for b in buffers:
         for s in range(b.first, b.last + 1):
-            live[s] += b.nbytes
+            live[s] += b.size_at(s)
     peak = max(live) if live else 0
     peak_step = live.index(peak) if live else 0
 
@@ -192,17 +208,23 @@ def _place_best(buffers: list[Buffer]) -> int:
 
 
 def _first_fit(ordered: list[Buffer]) -> dict[int, int]:
-    placed: list[tuple[int, int, Buffer]] = []  # (offset, end, buffer)
+    """Lowest offset for each buffer that clears every placed buffer it is live with. Sizes
+    are taken over the common window only (a growing buffer is small before it grows)."""
+    placed: list[tuple[int, Buffer]] = []
     offsets: dict[int, int] = {}
     for b in ordered:
-        conflicts = sorted(
-            (off, end) for off, end, o in placed if not (o.last < b.first or b.last < o.first)
-        )
-        off = 0
-        for c_off, c_end in conflicts:
-            if off + b.nbytes <= c_off:
+        spans = []  # (other's start, other's end, b's size) over each common window
+        for off, o in placed:
+            if o.last < b.first or b.last < o.first:
+                continue
+            hi = min(b.last, o.last)
+            spans.append((off, off + o.size_at(hi), b.size_at(hi)))
+        spans.sort()
+        best = 0
+        for cand in sorted({0, *(end for _, end, _ in spans)}):
+            if all(cand + need <= start or end <= cand for start, end, need in spans):
+                best = cand
                 break
-            off = max(off, c_end)
-        offsets[b.id] = off
-        placed.append((off, off + b.nbytes, b))
+        offsets[b.id] = best
+        placed.append((best, b))
     return offsets
