@@ -140,7 +140,7 @@ def _conv_multipliers(in_s: float, w: Tensor, out_s: float, out_c: int) -> tuple
     return mults, shifts
 
 
-def _spatial(op: Op, g: Graph, kh: int, kw: int) -> dict[str, int]:
+def window_geometry(op: Op, g: Graph, kh: int, kw: int) -> dict[str, int]:
     """Geometry of a 2-D windowed op: dims, strides, dilations, padding (checked)."""
     x, o = inp(op, g, 0), out(op, g)
     if len(x.shape) != 4 or len(o.shape) != 4:
@@ -193,7 +193,7 @@ def check_conv(op: Op, g: Graph) -> None:
     if len(w.shape) != 4:
         raise fail(op, f"weights must be rank 4 [out_c, k_h, k_w, in_c], got {list(w.shape)}")
     oc, kh, kw, kc = w.shape
-    geo = _spatial(op, g, kh, kw)
+    geo = window_geometry(op, g, kh, kw)
     if geo["out_c"] != oc:
         raise fail(op, f"output has {geo['out_c']} channels, weights {oc}")
     c = geo["in_c"]
@@ -213,7 +213,7 @@ def check_dwconv(op: Op, g: Graph) -> None:
     if len(w.shape) != 4 or w.shape[0] != 1:
         raise fail(op, f"weights must be [1, k_h, k_w, out_c], got {list(w.shape)}")
     _, kh, kw, oc = w.shape
-    geo = _spatial(op, g, kh, kw)
+    geo = window_geometry(op, g, kh, kw)
     c = geo["in_c"]
     dm = op.attrs.get("depth_multiplier", 1)
     if geo["out_c"] != oc or c * dm != oc:
@@ -337,11 +337,11 @@ def inplace_candidate(op: Op, g: Graph) -> bool:
     w = inp(op, g, 1)
     if op.kind == "CONV_2D":
         _, kh, kw, kc = w.shape
-        geo = _spatial(op, g, kh, kw)
+        geo = window_geometry(op, g, kh, kw)
         if kc != geo["in_c"] or not _stride1(geo):
             return False
         return (kh == 1 and kw == 1) or (_same_size(geo) and geo["out_c"] <= geo["in_c"])
-    geo = _spatial(op, g, w.shape[1], w.shape[2])
+    geo = window_geometry(op, g, w.shape[1], w.shape[2])
     return _stride1(geo) and geo["out_c"] == geo["in_c"] and _same_size(geo)
 
 
@@ -376,7 +376,7 @@ def inplace_scratch(op: Op, g: Graph) -> int:
             return int(oc)
     else:
         kh, kw, oc = w.shape[1], w.shape[2], 4
-    geo = _spatial(op, g, kh, kw)
+    geo = window_geometry(op, g, kh, kw)
     ring = min(geo["pad_h"] * geo["in_w"] + geo["pad_w"] + 1, geo["in_h"] * geo["in_w"])
     return int(ring * oc)
 
@@ -407,7 +407,7 @@ def _inplace_fields(op: Op, g: Graph, ctx: LowerCtx) -> dict[str, object]:
 def lower_conv(op: Op, g: Graph, ctx: LowerCtx) -> str:
     w = inp(op, g, 1)
     oc, kh, kw, kc = w.shape
-    geo = _spatial(op, g, kh, kw)
+    geo = window_geometry(op, g, kh, kw)
     wsum = np.asarray(w.data, np.int64).reshape(oc, -1).sum(axis=1)
     inplace = _inplace(op, g)
     col = 0 if inplace else conv_scratch(op, g)
@@ -434,7 +434,7 @@ def dw_weight_blocks(w: np.ndarray) -> np.ndarray:
 def lower_dwconv(op: Op, g: Graph, ctx: LowerCtx) -> str:
     w = inp(op, g, 1)
     _, kh, kw, oc = w.shape
-    geo = _spatial(op, g, kh, kw)
+    geo = window_geometry(op, g, kh, kw)
     wsum = np.asarray(w.data, np.int64).reshape(-1, oc).sum(axis=0)
     fields = _common_fields(op, g, ctx, geo, wsum)
     fields.update(

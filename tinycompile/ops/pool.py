@@ -13,47 +13,27 @@ from __future__ import annotations
 from ..ir import Graph, Op
 from . import LowerCtx, fail, register
 from .common import activation_range, inp, out, require_int8
-from .conv import out_size, pad_before
+from .conv import window_geometry
 
 
 def _geometry(op: Op, g: Graph) -> dict[str, int]:
-    x, o = inp(op, g, 0), out(op, g)
-    if len(x.shape) != 4 or len(o.shape) != 4:
-        raise fail(op, f"expects rank-4 NHWC input and output, got {list(x.shape)}")
-    padding = op.attrs.get("padding")
-    if padding not in ("SAME", "VALID"):
-        raise fail(op, f"padding {padding} is not supported")
-    sh, sw = op.attrs.get("stride", (1, 1))
+    """Pooling geometry: the convolution window checks (rank, padding, strides, output shape,
+    absurd sizes) with a dilation of 1, plus the pooling-only rules."""
     fh, fw = op.attrs.get("filter", (1, 1))
-    if min(sh, sw, fh, fw) < 1:
-        raise fail(op, f"stride {sh}x{sw} and filter {fh}x{fw} must be positive")
-    n, h, w, c = x.shape
-    oh = out_size(padding, h, fh, sh, 1)
-    ow = out_size(padding, w, fw, sw, 1)
-    if tuple(o.shape) != (n, oh, ow, c):
-        raise fail(op, f"output shape {list(o.shape)} does not match the expected {oh}x{ow}")
-    ph = pad_before(sh, 1, h, fh, oh)
-    pw = pad_before(sw, 1, w, fw, ow)
+    geo = window_geometry(op, g, fh, fw)
+    if geo["out_c"] != geo["in_c"]:
+        raise fail(op, f"pooling maps {geo['in_c']} channels to {geo['out_c']}")
     # TFLM's average pool fails at run time on a window with no tap inside the image.
-    for o_i, stride, pad, size, f in ((oh, sh, ph, h, fh), (ow, sw, pw, w, fw)):
+    for o_i, stride, pad, size, f in (
+        (geo["out_h"], geo["stride_h"], geo["pad_h"], geo["in_h"], fh),
+        (geo["out_w"], geo["stride_w"], geo["pad_w"], geo["in_w"], fw),
+    ):
         for k in range(o_i):
             start = k * stride - pad
             if min(size, start + f) <= max(0, start):
                 raise fail(op, "a pooling window lies entirely in the padding")
-    return {
-        "batches": n,
-        "in_h": h,
-        "in_w": w,
-        "channels": c,
-        "out_h": oh,
-        "out_w": ow,
-        "f_h": fh,
-        "f_w": fw,
-        "stride_h": sh,
-        "stride_w": sw,
-        "pad_h": ph,
-        "pad_w": pw,
-    }
+    keep = ("batches", "in_h", "in_w", "out_h", "out_w", "stride_h", "stride_w", "pad_h", "pad_w")
+    return {**{k: geo[k] for k in keep}, "channels": geo["in_c"], "f_h": fh, "f_w": fw}
 
 
 def check_pool(op: Op, g: Graph) -> None:
