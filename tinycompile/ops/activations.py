@@ -48,8 +48,9 @@ def _f32(x: float) -> float:
 # ------------------------------------------------------------------ tables (pure functions)
 
 
-def logistic_lut(in_scale: float, in_zp: int) -> np.ndarray:
-    """TFLM int8 LOGISTIC (output fixed at scale 1/256, zero point -128)."""
+def _q4_lut(in_scale: float, in_zp: int, fn, out_shift: int, out_offset: int) -> np.ndarray:
+    """TFLM's int8 LOGISTIC/TANH: input rescaled to Q4.27, saturated outside the input radius,
+    gemmlowp ``fn`` evaluated, result shifted down to int8."""
     mult, shift = fp.frexp_multiplier(in_scale * float(1 << 27))
     radius = fp.calculate_input_radius(4, shift)
 
@@ -59,27 +60,20 @@ def logistic_lut(in_scale: float, in_zp: int) -> np.ndarray:
             return -128
         if x >= radius:
             return 127
-        y = fp.logistic(fp.mul_by_quantized_multiplier(x, mult, shift), 4)
-        return fp.rounding_divide_by_pot(y, 23) - 128
+        y = fn(fp.mul_by_quantized_multiplier(x, mult, shift), 4)
+        return fp.rounding_divide_by_pot(y, out_shift) + out_offset
 
     return _table(f)
+
+
+def logistic_lut(in_scale: float, in_zp: int) -> np.ndarray:
+    """TFLM int8 LOGISTIC (output fixed at scale 1/256, zero point -128)."""
+    return _q4_lut(in_scale, in_zp, fp.logistic, 23, -128)
 
 
 def tanh_lut(in_scale: float, in_zp: int) -> np.ndarray:
     """TFLM int8 TANH (output fixed at scale 1/128, zero point 0)."""
-    mult, shift = fp.frexp_multiplier(in_scale * float(1 << 27))
-    radius = fp.calculate_input_radius(4, shift)
-
-    def f(q: int) -> int:
-        x = q - in_zp
-        if x <= -radius:
-            return -128
-        if x >= radius:
-            return 127
-        y = fp.tanh(fp.mul_by_quantized_multiplier(x, mult, shift), 4)
-        return fp.rounding_divide_by_pot(y, 24)
-
-    return _table(f)
+    return _q4_lut(in_scale, in_zp, fp.tanh, 24, 0)
 
 
 def hard_swish_params(in_scale: float, out_scale: float) -> tuple[int, int, int, int]:
