@@ -1,4 +1,4 @@
-"""gemmlowp fixed-point emulation (tinycompile/passes/fixedpoint.py): accuracy against the real
+"""gemmlowp fixed-point emulation (tinycompile/quant/fixedpoint.py): accuracy against the real
 functions, the documented rounding/saturation rules on hand-worked values, and exactness
 against TFLM itself through the ops that use it (test_ops_activations.py)."""
 
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from tinycompile.passes import fixedpoint as fp
+from tinycompile.quant import fixedpoint as fp
 
 Q31 = 2.0**31
 

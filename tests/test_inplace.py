@@ -1,10 +1,11 @@
 """In-place convolutions (TinyEngine-style): output written over the dying input's arena bytes.
 
-Every in-place candidate (``tinycompile.ops.conv.inplace_candidate``) of a model is forced to
-``inplace=True``; the planner must then give output and input one buffer wherever the input dies
-at that op, and the generated C must stay bit-exact with TFLM on every layer (host, and the
-ARMv6-M / DSP builds in QEMU). Models: the whole test models, the conv op models with
-candidates, and the edge cases of ``python -m tests.modelgen.inplace`` (tests/models/inplace/).
+Every in-place candidate of a model (an op whose prepared data offers ``in_place_scratch``) is
+forced to run in place (``Choice(in_place=True)``, no policy search); the planner must then give
+output and input one buffer wherever the input dies at that op, and the generated C must stay
+bit-exact with TFLM on every layer (host, and the ARMv6-M / DSP builds in QEMU). Models: the
+whole test models, the conv op models with candidates, and the edge cases of
+``python -m tests.modelgen.inplace`` (tests/models/inplace/).
 """
 
 from __future__ import annotations
@@ -18,10 +19,8 @@ import pytest
 from tinycompile import api
 from tinycompile.errors import CompileError
 from tinycompile.frontend import load_model
-from tinycompile.ir import Op
-from tinycompile.ops.conv import inplace_candidate, inplace_scratch
-from tinycompile.passes.lower import lower
-from tinycompile.passes.validate import validate
+from tinycompile.ir import Graph, Op
+from tinycompile.ops import Choice, lower, prepare_graph
 from tinycompile.planner import Plan
 from tinycompile.planner import plan as make_plan
 from tinycompile.reference import run_tflm
@@ -54,14 +53,25 @@ INPLACE_ARENA = {"kws_dscnn": 8576, "ic_resnet8": 33312}
 # ------------------------------------------------------------------------------- helpers
 
 
+IN_PLACE = Choice(in_place=True)
+
+
+def inplace_scratch(op: Op, g: Graph) -> int:
+    """The temporary the op's in-place variant needs."""
+    (d,) = [p.data for p in prepare_graph(g) if p.op is op]
+    assert d.in_place_scratch is not None
+    return d.in_place_scratch
+
+
+def _candidates(g: Graph) -> list[Op]:
+    return [p.op for p in prepare_graph(g) if p.data.in_place_scratch is not None]
+
+
 def _forced(path: Path) -> tuple[Plan, list[Op]]:
-    """Plan of ``path`` with every in-place candidate asked to run in place."""
+    """Plan of ``path`` with every in-place candidate asked to run in place (no search)."""
     g = load_model(path)
-    validate(g)
-    cands = [op for op in g.ops if inplace_candidate(op, g)]
-    for op in cands:
-        op.attrs["inplace"] = True
-    return make_plan(g, lower(g)), cands
+    cands = _candidates(g)
+    return make_plan(g, choices={op.index: IN_PLACE for op in cands}, search=False), cands
 
 
 def _input_dies(p: Plan, op: Op) -> bool:
@@ -157,7 +167,7 @@ def test_candidates_of_whole_models() -> None:
     }
     for path in WHOLE:
         g = load_model(path)
-        assert [op.index for op in g.ops if inplace_candidate(op, g)] == want[path.stem]
+        assert [op.index for op in _candidates(g)] == want[path.stem]
 
 
 def test_non_candidates() -> None:
@@ -177,7 +187,7 @@ def test_non_candidates() -> None:
         "add_same",
     ):
         g = load_model(MODELS / "ops" / f"{name}.tflite")
-        assert not any(inplace_candidate(op, g) for op in g.ops), name
+        assert not _candidates(g), name
 
 
 def test_lowering_of_inplace_ops() -> None:
@@ -185,8 +195,7 @@ def test_lowering_of_inplace_ops() -> None:
     g = load_model(IP_DIR / "conv_dil2_equal.tflite")
     (op,) = g.ops
     assert lower(copy.deepcopy(g)).ops[0].scratch_bytes == 2 * 3 * 3 * 6  # im2col otherwise
-    op.attrs["inplace"] = True
-    low = lower(g)
+    low = lower(g, choices={op.index: IN_PLACE})
     (ps,) = low.params
     assert ps.fields["inplace"] == 1 and ps.fields["col"] == "0"
     assert ps.fields["tmp"] == f"TC_SCRATCH{op.index}"
@@ -201,24 +210,22 @@ def test_lowering_of_inplace_ops() -> None:
     }
     for name, want in sizes.items():
         g = load_model(IP_DIR / f"{name}.tflite")
-        g.ops[0].attrs["inplace"] = True
-        assert lower(g).ops[0].scratch_bytes == want, name
+        assert lower(g, choices={0: IN_PLACE}).ops[0].scratch_bytes == want, name
 
 
 def test_inplace_ignores_no_scratch() -> None:
-    """The in-place temp is needed: ``no_scratch`` (dropping an optional im2col) keeps it."""
+    """The in-place temp is needed: refusing the optional scratch (im2col) keeps it."""
     g = load_model(IP_DIR / "conv_asym_shrink.tflite")
-    g.ops[0].attrs.update(inplace=True, no_scratch=True)
-    assert lower(g).ops[0].scratch_bytes == inplace_scratch(g.ops[0], g) > 0
+    choice = Choice(in_place=True, use_scratch=False)
+    assert lower(g, choices={0: choice}).ops[0].scratch_bytes == inplace_scratch(g.ops[0], g) > 0
 
 
 def test_inplace_on_non_candidate_is_refused() -> None:
     """The planner overlaps input and output of an ``inplace`` op: an op whose kernel cannot
     run so must fail to lower rather than compute garbage."""
     g = load_model(MODELS / "ops" / "dwconv_valid_s2_dm2.tflite")
-    g.ops[0].attrs["inplace"] = True
     with pytest.raises(CompileError, match="in place"):
-        lower(g)
+        lower(g, choices={0: IN_PLACE})
 
 
 # ------------------------------------------------------------------- bit-exact, host
@@ -228,7 +235,7 @@ def test_inplace_on_non_candidate_is_refused() -> None:
 def test_whole_model_forced_inplace(path: Path, tmp_path: Path) -> None:
     shared = _run_forced(path, tmp_path)
     g = load_model(path)
-    want = [op.index for op in g.ops if inplace_candidate(op, g)]
+    want = [op.index for op in _candidates(g)]
     if path.stem == "ic_resnet8":
         want.remove(1)  # its input is the block's skip connection, read again by the ADD
     assert shared == want
@@ -268,7 +275,7 @@ def test_plan_goes_below_tflm() -> None:
         assert p.arena_bytes < TFLM_HEAD[path.stem], (path.stem, p.arena_bytes)
         if path.stem not in INPLACE_ARENA:
             continue
-        ops = [op for op in p.graph.ops if op.attrs.get("inplace")]
+        ops = [op for op in p.graph.ops if p.in_place(op.index)]
         assert ops, f"{path.stem}: api.plan ran nothing in place"
         assert p.arena_bytes <= INPLACE_ARENA[path.stem], (path.stem, p.arena_bytes)
         _check_placement(p, ops)

@@ -24,8 +24,8 @@ from tinycompile import api
 from tinycompile.errors import CompileError
 from tinycompile.frontend import load_model
 from tinycompile.ir import Graph, Op, Quant, Tensor
-from tinycompile.ops import OPS
-from tinycompile.ops import activations as A
+from tinycompile.ops import OPS, decode
+from tinycompile.ops import tables as A
 from tinycompile.reference import run_tflm
 
 OPS_DIR = MODELS / "ops"
@@ -157,6 +157,7 @@ def test_tables_match_tflm(path: Path) -> None:
 @pytest.mark.parametrize("path", SOFTMAX, ids=_ids(SOFTMAX))
 def test_softmax_python_model_matches_tflm(path: Path) -> None:
     g = load_model(path)
+    decode(g)
     (op,) = g.ops
     x = _softmax_inputs(g.t(op.inputs[0]).shape, seed=1)
     ref = run_tflm(path, [x], n_outputs=1).outputs[0]
@@ -286,11 +287,11 @@ ACCEPTED = {
 def test_check_rejects(case: str) -> None:
     op, g = REJECTED[case]
     with pytest.raises(CompileError) as e:
-        OPS[op.kind].check(op, g)
+        OPS[op.kind].prepare(op, g)
     assert e.value.op_kind == op.kind
 
 
 @pytest.mark.parametrize("case", list(ACCEPTED))
 def test_check_accepts(case: str) -> None:
     op, g = ACCEPTED[case]
-    OPS[op.kind].check(op, g)
+    OPS[op.kind].prepare(op, g)

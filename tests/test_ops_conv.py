@@ -18,7 +18,7 @@ from tinycompile import api
 from tinycompile.errors import CompileError
 from tinycompile.frontend.tflite import read_tflite
 from tinycompile.ir import Graph
-from tinycompile.passes.lower import lower
+from tinycompile.ops import decode, lower
 from tinycompile.reference import run_tflm
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +33,9 @@ MODELS = [p for p in ALL if p.stem not in NO_TFLM]
 
 def _graph(name: str) -> Graph:
     p = OPS_DIR / f"{name}.tflite"
-    return read_tflite(p.read_bytes(), source=str(p))
+    g = read_tflite(p.read_bytes(), source=str(p))
+    decode(g)  # typed attrs, as every stage after the frontend sees them
+    return g
 
 
 def test_models_present() -> None:
@@ -70,7 +72,7 @@ def test_dwconv_without_bias(tmp_path: Path) -> None:
 
 def _fc_outputs(g: Graph, op, xs: np.ndarray, mult: int, shift: int) -> np.ndarray:
     """Requantized FC outputs (before zero point and clamp) of rows xs for one multiplier."""
-    from tinycompile.passes.qmath import multiply_by_quantized_multiplier_np
+    from tinycompile.quant.qmath import multiply_by_quantized_multiplier_np
 
     x, w = g.t(op.inputs[0]), g.t(op.inputs[1])
     acc = (xs.reshape(len(xs), -1).astype(np.int64) - x.quant.zp) @ w.data.astype(np.int64).T
@@ -84,7 +86,7 @@ def test_fc_multiplier_rule() -> None:
     differ in their last bits; on inputs where that changes outputs, we must agree with TFLM.
     (The inputs are found with a numpy model of the op; the verdict is TFLM's.)"""
     from tinycompile.ops.common import activation_range
-    from tinycompile.passes.qmath import quantize_multiplier
+    from tinycompile.quant.qmath import quantize_multiplier
 
     g = _graph("fc_pertensor_rule")
     op = _op(g, "FULLY_CONNECTED")
@@ -130,7 +132,7 @@ def test_options_exercised() -> None:
     """The models really carry the options they are named after."""
     seen: set[tuple] = set()
     for p in ALL:
-        g = read_tflite(p.read_bytes())
+        g = _graph(p.stem)
         for op in g.ops:
             a = op.attrs
             seen.add((op.kind, "act", a.get("activation")))

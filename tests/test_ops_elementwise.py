@@ -15,9 +15,9 @@ import pytest
 from tinycompile.errors import CompileError
 from tinycompile.frontend.tflite import read_tflite
 from tinycompile.ir import Graph, Op, Quant, Tensor
-from tinycompile.ops.elementwise import broadcast_loops
-from tinycompile.ops.reduce import mean_loops
-from tinycompile.passes.lower import lower
+from tinycompile.ops import decode, lower
+from tinycompile.ops.broadcast import broadcast_loops
+from tinycompile.ops.mean import mean_loops
 
 ROOT = Path(__file__).resolve().parent.parent
 OPS_DIR = ROOT / "tests" / "models" / "ops"
@@ -26,7 +26,9 @@ MODELS = sorted(p for fam in KIND for p in OPS_DIR.glob(f"{fam}_*.tflite"))
 
 
 def _graph(path: Path) -> Graph:
-    return read_tflite(path.read_bytes(), source=str(path))
+    g = read_tflite(path.read_bytes(), source=str(path))
+    decode(g)  # typed attrs, as every stage after the frontend sees them
+    return g
 
 
 def test_models_present() -> None:

@@ -15,8 +15,6 @@ import numpy as np
 from .errors import CompileError, RunError
 from .frontend import load_model
 from .ir import Graph
-from .passes.lower import lower
-from .passes.validate import validate
 from .planner import Plan
 from .planner import plan as make_plan
 
@@ -30,67 +28,12 @@ NP_DTYPES = {
 
 
 def plan(model: str | Path | Graph, *, reorder: bool = True) -> Plan:
-    """Read, validate, lower and plan a model."""
+    """Read, check, lower and plan a model (the planner makes every memory decision)."""
     g = model if isinstance(model, Graph) else load_model(model)
     try:
-        validate(g)
-        p = make_plan(g, lower(g), reorder=reorder)
-        p = _try_inplace(p, reorder)
-        return _drop_peak_scratch(p, reorder)
+        return make_plan(g, reorder=reorder)
     except CompileError as e:
         raise e.at(source=g.source or None) from None
-
-
-def _inplace_candidates(g: Graph) -> list:
-    from .ops import conv
-
-    cand = getattr(conv, "inplace_candidate", None)
-    return [op for op in g.ops if cand is not None and cand(op, g)]
-
-
-def _try_inplace(p: Plan, reorder: bool) -> Plan:
-    """Run convolutions in place (output over the dying input, TinyEngine-style) where that
-    shrinks the arena: first all candidates at once, then drop those at the peak that cost more
-    (their temporary) than they save. The planner only shares buffers whose input dies."""
-    g = p.graph
-    step = {p.lowering.ops[i].op.index: s for s, i in enumerate(p.order)}
-    outputs = set(g.outputs)
-
-    def input_dies(op) -> bool:
-        b = p.buffers[p.storage[op.inputs[0]]]
-        return b.last == step[op.index] and not outputs.intersection(b.tensors)
-
-    ops = [op for op in _inplace_candidates(g) if op.inputs[0] in p.storage and input_dies(op)]
-    if not ops:
-        return p
-    for op in ops:
-        op.attrs["inplace"] = True
-    q = make_plan(g, lower(g), reorder=reorder)
-    if q.arena_bytes >= p.arena_bytes:
-        for op in ops:
-            op.attrs.pop("inplace", None)
-        return p
-    return q
-
-
-def _drop_peak_scratch(p: Plan, reorder: bool) -> Plan:
-    """Optional scratch (a convolution's im2col buffer) trades SRAM for speed. Where it sits at
-    the SRAM peak, try the layer without it and keep whichever arena is smaller."""
-    for _ in range(4):
-        at_peak = [la for la in p.layers if la.live_bytes == p.peak_bytes and la.scratch_bytes]
-        if not at_peak:
-            return p
-        g = p.graph
-        by_index = {op.index: op for op in g.ops}
-        for la in at_peak:
-            by_index[la.op_index].attrs["no_scratch"] = True
-        q = make_plan(g, lower(g), reorder=reorder)
-        if q.arena_bytes >= p.arena_bytes:
-            for la in at_peak:
-                del by_index[la.op_index].attrs["no_scratch"]
-            return p
-        p = q
-    return p
 
 
 def generate(model: str | Path | Plan, out_dir: str | Path) -> Path:

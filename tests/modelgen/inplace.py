@@ -1,8 +1,9 @@
 """Generate the in-place convolution test models into tests/models/inplace/.
 
 Run from the repository root: ``python -m tests.modelgen.inplace``. Every model holds
-convolutions the compiler can run with their output over their input
-(``tinycompile.ops.conv.inplace_candidate``), chosen for the kernels' edge cases:
+convolutions the compiler can run with their output over their input (ops whose prepared data
+offers ``in_place_scratch``: tinycompile/ops/conv2d.py, depthwise.py), chosen for the kernels'
+edge cases:
 
 - pointwise CONV_2D with fewer, as many and more output than input channels (forward pass,
   temp for every pixel, backward pass), odd channel counts;

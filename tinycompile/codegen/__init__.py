@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir import Graph
-from ..passes.lower import ConstArray
+from ..ops import ConstArray
 from ..planner import Plan
 
 ROOT = Path(__file__).resolve().parent.parent.parent

@@ -7,6 +7,7 @@ file claims before checking it against the file's own length.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -36,84 +37,42 @@ _ZP_RANGE = {
     "int16": (-32768, 32767),
     "int32": (-(2**31), 2**31 - 1),
 }
-_ACT = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
-_PAD = {0: "SAME", 1: "VALID"}
+_OPTION_CLASSES = {v: k for k, v in vars(tflite.BuiltinOptions).items() if not k.startswith("_")}
+_SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
+_NOT_FIELDS = ("GetRootAs", "Init")
+_VECTOR_SUFFIXES = ("AsNumpy", "Length", "IsNone")
 
 
-def _opts(op: Any, cls: type) -> Any:
+@functools.cache
+def _fields(cls: type) -> list[tuple[str, str, bool]]:
+    """(accessor, snake_case name, is_vector) of a generated options class's fields."""
+    names = [m for m in dir(cls) if m[:1].isupper() and not m.startswith(_NOT_FIELDS)]
+    names = [m for m in names if not m.endswith("BufferHasIdentifier")]
+    vectors = {m[: -len("Length")] for m in names if m.endswith("Length")}
+    parts = {v + suffix for v in vectors for suffix in _VECTOR_SUFFIXES}
+    return [(m, _SNAKE.sub("_", m).lower(), m in vectors) for m in names if m not in parts]
+
+
+def _raw_options(op: Any) -> dict[str, Any]:
+    """The operator's builtin options table as a plain dict, field by field (TFLite's schema
+    names in snake_case, enums as ints, vectors as lists). What they mean is for the operator's
+    unit to say (``tinycompile.ops``); the reader knows no operator."""
+    name = _OPTION_CLASSES.get(op.BuiltinOptionsType(), "NONE")
     table = op.BuiltinOptions()
-    if table is None:
-        return None
+    cls = getattr(tflite, name, None)
+    if name == "NONE" or table is None or cls is None:
+        return {}
     o = cls()
     o.Init(table.Bytes, table.Pos)
-    return o
-
-
-def _act(o: Any) -> str:
-    return _ACT.get(o.FusedActivationFunction(), f"unknown({o.FusedActivationFunction()})")
-
-
-def _parse_options(kind: str, op: Any) -> dict[str, Any]:
-    """Typed attributes for the operators tinycompile knows; {} for the rest."""
-    if kind == "CONV_2D":
-        o = _opts(op, tflite.Conv2DOptions)
-        if o is None:
-            return {"padding": "SAME", "stride": (1, 1), "dilation": (1, 1), "activation": "NONE"}
-        return {
-            "padding": _PAD.get(o.Padding(), "?"),
-            "stride": (o.StrideH(), o.StrideW()),
-            "dilation": (o.DilationHFactor(), o.DilationWFactor()),
-            "activation": _act(o),
-        }
-    if kind == "DEPTHWISE_CONV_2D":
-        o = _opts(op, tflite.DepthwiseConv2DOptions)
-        if o is None:
-            raise ValueError("missing DepthwiseConv2DOptions")
-        return {
-            "padding": _PAD.get(o.Padding(), "?"),
-            "stride": (o.StrideH(), o.StrideW()),
-            "dilation": (o.DilationHFactor(), o.DilationWFactor()),
-            "depth_multiplier": o.DepthMultiplier(),
-            "activation": _act(o),
-        }
-    if kind == "FULLY_CONNECTED":
-        o = _opts(op, tflite.FullyConnectedOptions)
-        if o is None:
-            return {"activation": "NONE", "keep_num_dims": False, "weights_format": 0}
-        return {
-            "activation": _act(o),
-            "keep_num_dims": bool(o.KeepNumDims()),
-            "weights_format": o.WeightsFormat(),
-        }
-    if kind in ("AVERAGE_POOL_2D", "MAX_POOL_2D"):
-        o = _opts(op, tflite.Pool2DOptions)
-        if o is None:
-            raise ValueError("missing Pool2DOptions")
-        return {
-            "padding": _PAD.get(o.Padding(), "?"),
-            "stride": (o.StrideH(), o.StrideW()),
-            "filter": (o.FilterHeight(), o.FilterWidth()),
-            "activation": _act(o),
-        }
-    if kind in ("ADD", "MUL", "SUB"):
-        cls = {"ADD": tflite.AddOptions, "MUL": tflite.MulOptions, "SUB": tflite.SubOptions}[kind]
-        o = _opts(op, cls)
-        return {"activation": _act(o) if o is not None else "NONE"}
-    if kind == "CONCATENATION":
-        o = _opts(op, tflite.ConcatenationOptions)
-        if o is None:
-            raise ValueError("missing ConcatenationOptions")
-        return {"axis": o.Axis(), "activation": _act(o)}
-    if kind == "SOFTMAX":
-        o = _opts(op, tflite.SoftmaxOptions)
-        return {"beta": float(np.float32(o.Beta())) if o is not None else 1.0}
-    if kind == "LEAKY_RELU":
-        o = _opts(op, tflite.LeakyReluOptions)
-        return {"alpha": float(o.Alpha()) if o is not None else 0.0}
-    if kind == "MEAN":
-        o = _opts(op, tflite.ReducerOptions)
-        return {"keep_dims": bool(o.KeepDims()) if o is not None else False}
-    return {}
+    raw: dict[str, Any] = {}
+    for acc, key, vector in _fields(cls):
+        if vector:
+            n = getattr(o, acc + "Length")()
+            raw[key] = getattr(o, acc + "AsNumpy")().tolist() if n else []
+        else:
+            v = getattr(o, acc)()
+            raw[key] = v if isinstance(v, int | float | bool) else None
+    return raw
 
 
 def _check_count(n: int, what: str, limit: int) -> int:
@@ -187,11 +146,8 @@ def _read(data: bytes, source: str) -> Graph:
                 raise CompileError(f"tensor index {tid} out of range", op_index=i, op_kind=kind)
         if not outs or -1 in outs:
             raise CompileError("operator has no output", op_index=i, op_kind=kind)
-        try:
-            attrs = _parse_options(kind, top)
-        except (ValueError, TypeError) as e:
-            raise CompileError(str(e), op_index=i, op_kind=kind) from None
-        ops.append(Op(index=i, kind=kind, inputs=ins, outputs=outs, attrs=attrs))
+        options = _raw_options(top)
+        ops.append(Op(index=i, kind=kind, inputs=ins, outputs=outs, options=options))
 
     inputs = [int(x) for x in sg.InputsAsNumpy()] if sg.InputsLength() else []
     outputs = [int(x) for x in sg.OutputsAsNumpy()] if sg.OutputsLength() else []

@@ -1,101 +1,53 @@
-"""Operator definitions: per-op validation, cost and lowering to a C kernel call.
+"""Operators: one unit per operator, in its own module, discovered (not listed).
 
-Each operator family lives in its own module and registers its kinds with ``@register``.
-A lowering turns one IR op into one C statement calling a kernel from ``firmware/``; everything
-the kernel needs besides activation pointers (weights, biases, requantization multipliers and
-shifts, lookup tables) is computed here at compile time and handed to the codegen through
-``LowerCtx`` as const arrays and const parameter structs, which end up in flash.
+See ``base`` for the contract (``attrs`` -> ``prepare`` -> ``lower``) and ``lowering`` for the
+driver the planner calls. Shared pieces: ``common`` (options, quantization checks, clamps),
+``conv_common`` (window geometry, weights, requantization), ``broadcast`` (binary elementwise
+loops), ``tables`` (activation lookup tables). Adding an operator: docs/adding_an_op.md.
 """
 
-from __future__ import annotations
+from .base import (
+    DEFAULT_CHOICE,
+    OPS,
+    Choice,
+    LowerCtx,
+    Operator,
+    Prepared,
+    decode,
+    fail,
+    load_all,
+    register,
+    unit_of,
+)
+from .lowering import (
+    ConstArray,
+    LoweredOp,
+    Lowering,
+    ParamStruct,
+    PreparedOp,
+    fold_constants,
+    lower,
+    prepare_graph,
+)
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Protocol
-
-import numpy as np
-
-from ..errors import CompileError
-from ..ir import Graph, Op
-
-
-class LowerCtx(Protocol):
-    """What a lowering may ask of the code generator."""
-
-    def ptr(self, tid: int, *, const: bool = True) -> str:
-        """C expression of a typed pointer to tensor ``tid`` (arena slot or const array)."""
-        ...
-
-    def array(self, base: str, ctype: str, values: np.ndarray) -> str:
-        """Register an aligned const array in flash; returns its C symbol."""
-        ...
-
-    def params(self, ctype: str, fields: dict[str, object]) -> str:
-        """Register a ``static const`` struct; returns ``&symbol``.
-
-        Field values: int, float, or str (a C expression, e.g. a symbol from ``array``).
-        """
-        ...
-
-    def scratch(self, nbytes: int) -> str:
-        """A scratch buffer of ``nbytes`` in the arena, live only during this op."""
-        ...
-
-
-@dataclass(frozen=True)
-class OpDef:
-    kind: str
-    check: Callable[[Op, Graph], None]
-    lower: Callable[[Op, Graph, LowerCtx], str]
-    macs: Callable[[Op, Graph], int]
-    scratch: Callable[[Op, Graph], int]
-    alias: bool = False  # output is the input's bytes reinterpreted (reshape, squeeze)
-    inplace: bool = False  # output may overwrite input 0 element by element
-
-
-OPS: dict[str, OpDef] = {}
-
-
-def _zero(op: Op, g: Graph) -> int:
-    return 0
-
-
-def _nocheck(op: Op, g: Graph) -> None:
-    return None
-
-
-def register(
-    *kinds: str,
-    check: Callable[[Op, Graph], None] = _nocheck,
-    macs: Callable[[Op, Graph], int] = _zero,
-    scratch: Callable[[Op, Graph], int] = _zero,
-    alias: bool = False,
-    inplace: bool = False,
-) -> Callable[[Callable[[Op, Graph, LowerCtx], str]], Callable[[Op, Graph, LowerCtx], str]]:
-    """Decorator registering a lowering function for one or more op kinds."""
-
-    def deco(fn: Callable[[Op, Graph, LowerCtx], str]) -> Callable[[Op, Graph, LowerCtx], str]:
-        for k in kinds:
-            if k in OPS:
-                raise RuntimeError(f"op {k} registered twice")
-            OPS[k] = OpDef(k, check, fn, macs, scratch, alias, inplace)
-        return fn
-
-    return deco
-
-
-def fail(op: Op, reason: str) -> CompileError:
-    """Build the error for an op the compiler cannot handle."""
-    return CompileError(reason, op_index=op.index, op_kind=op.kind)
-
-
-def load_all() -> dict[str, OpDef]:
-    """Import every op module so their registrations run."""
-    import importlib
-
-    for name in FAMILIES:
-        importlib.import_module(f"{__name__}.{name}")
-    return OPS
-
-
-FAMILIES = ("activations", "conv", "elementwise", "pool", "reduce", "shape")
+__all__ = [
+    "DEFAULT_CHOICE",
+    "OPS",
+    "Choice",
+    "ConstArray",
+    "LowerCtx",
+    "LoweredOp",
+    "Lowering",
+    "Operator",
+    "ParamStruct",
+    "Prepared",
+    "PreparedOp",
+    "decode",
+    "fail",
+    "fold_constants",
+    "load_all",
+    "lower",
+    "prepare_graph",
+    "register",
+    "unit_of",
+]

@@ -1,350 +1,63 @@
-"""Activations, softmax, quantize and dequantize.
+"""LOGISTIC, TANH, HARD_SWISH, RELU, RELU6, LEAKY_RELU (int8): each one 256-entry lookup table
+computed at compile time by running TFLM's integer algorithm for that op on every input
+(``tables``), and one kernel for all of them, ``tc_lut_s8`` (firmware/kernels/tc_activations.c).
 
-Every int8 -> int8 elementwise op (LOGISTIC, TANH, HARD_SWISH, RELU, RELU6, LEAKY_RELU and int8
-requantizing QUANTIZE) becomes a 256-entry lookup table: the table is computed here by running
-TensorFlow Lite Micro's integer algorithm for that op on all 256 inputs (gemmlowp fixed point in
-``passes/fixedpoint.py``), and the device does ``out[i] = lut[(uint8_t)in[i]]``.
-
-DEQUANTIZE is a 256-entry float table (``scale * (q - zp)`` evaluated in float32 as TFLM does),
-copied bit for bit. QUANTIZE float32 -> int8 divides by the scale in float32 on the device and
-rounds half away from zero. SOFTMAX follows TFLM's int8 fixed-point path: the exp() of every
-possible ``x - max`` difference (0..255) is tabulated here; the per-row sum, reciprocal and final
-scaling run on the device with the same gemmlowp arithmetic (``firmware/kernels/tc_activations.c``).
-
-Semantics were taken from TFLM's kernels (logistic_common.cc, tanh.cc, hard_swish_common.cc,
-activations_common.cc, leaky_relu_common.cc, quantize_common.cc, dequantize_common.cc,
-softmax_common.cc and the reference kernels they call).
+Semantics from TFLM's logistic_common.cc, tanh.cc, hard_swish_common.cc, activations_common.cc
+and leaky_relu_common.cc. They run in place over their input.
 """
 
 from __future__ import annotations
 
-import math
-import struct
-from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ..ir import Graph, Op, Tensor
-from ..passes import fixedpoint as fp
-from ..passes.qmath import quantize_multiplier, tflite_round
-from . import LowerCtx, fail, register
-from .common import inp, out, require_int8
-
-Q8 = range(-128, 128)
+from ..ir import Graph, Op
+from ..quant import fixedpoint as fp
+from . import tables as T
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .common import io_int8, lut_call
 
 
-def _table(f: Callable[[int], int]) -> np.ndarray:
-    """int8 LUT indexed by the input's bit pattern: ``lut[q & 0xFF] = f(q)``."""
-    lut = np.empty(256, dtype=np.int8)
-    for q in Q8:
-        lut[q & 0xFF] = max(-128, min(127, f(q)))
-    return lut
+@dataclass(frozen=True, kw_only=True)
+class Lut(Prepared):
+    lut: np.ndarray  # int8[256], indexed by the input's bit pattern
 
 
-def _f32(x: float) -> float:
-    return float(np.float32(x))
+@register
+class LutActivationOp(Operator):
+    kinds = ("LOGISTIC", "TANH", "HARD_SWISH", "RELU", "RELU6", "LEAKY_RELU")
+    elementwise = True
 
+    def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        if kind == "LEAKY_RELU":
+            return {"alpha": float(options.get("alpha", 0.0))}
+        return {}
 
-# ------------------------------------------------------------------ tables (pure functions)
-
-
-def _q4_lut(in_scale: float, in_zp: int, fn, out_shift: int, out_offset: int) -> np.ndarray:
-    """TFLM's int8 LOGISTIC/TANH: input rescaled to Q4.27, saturated outside the input radius,
-    gemmlowp ``fn`` evaluated, result shifted down to int8."""
-    mult, shift = fp.frexp_multiplier(in_scale * float(1 << 27))
-    radius = fp.calculate_input_radius(4, shift)
-
-    def f(q: int) -> int:
-        x = q - in_zp
-        if x <= -radius:
-            return -128
-        if x >= radius:
-            return 127
-        y = fn(fp.mul_by_quantized_multiplier(x, mult, shift), 4)
-        return fp.rounding_divide_by_pot(y, out_shift) + out_offset
-
-    return _table(f)
-
-
-def logistic_lut(in_scale: float, in_zp: int) -> np.ndarray:
-    """TFLM int8 LOGISTIC (output fixed at scale 1/256, zero point -128)."""
-    return _q4_lut(in_scale, in_zp, fp.logistic, 23, -128)
-
-
-def tanh_lut(in_scale: float, in_zp: int) -> np.ndarray:
-    """TFLM int8 TANH (output fixed at scale 1/128, zero point 0)."""
-    return _q4_lut(in_scale, in_zp, fp.tanh, 24, 0)
-
-
-def hard_swish_params(in_scale: float, out_scale: float) -> tuple[int, int, int, int]:
-    """(output multiplier Q15, output exponent, reluish multiplier Q15, reluish exponent)."""
-    hires = _f32(_f32(1.0 / 128.0) * _f32(in_scale))
-    reluish_scale = _f32(3.0 / 32768.0)
-    om, oe = quantize_multiplier(_f32(hires / _f32(out_scale)))
-    rm, re = quantize_multiplier(_f32(hires / reluish_scale))
-    return fp.downscale_multiplier_to_int16(om), oe, fp.downscale_multiplier_to_int16(rm), re
-
-
-def hard_swish_lut(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
-    """TFLM int8 HARD_SWISH (the int16 fixed-point reference algorithm)."""
-    om, oe, rm, re = hard_swish_params(in_scale, out_scale)
-    if oe > 0:
-        raise ValueError("HARD_SWISH output multiplier exponent must be <= 0")
-
-    def f(q: int) -> int:
-        value = fp.wrap16(q - in_zp)
-        hires = fp.wrap16(value * 128)
-        preshift_out = fp.srdhm16(hires, om)
-        reluish = hires
-        if re > 0:
-            reluish = fp.saturating_left_shift16(reluish, re - 1)
-        reluish = fp.srdhm16(reluish, rm)
-        if re > 0:
-            reluish = fp.saturating_left_shift16(reluish, 1)
-        if re < 0:
-            reluish = fp.rounding_divide_by_pot16(reluish, -re)
-        reluish = fp.wrap16((reluish + (1 << 15)) >> 1)
-        y = fp.rounding_divide_by_pot16(fp.sdhm16(reluish, preshift_out), -oe)
-        return fp.wrap16(y + out_zp)
-
-    return _table(f)
-
-
-def relu_lut(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
-    """TFLM int8 RELU: requantize to the output scale, clamp below at the output's zero."""
-    mult, shift = quantize_multiplier(in_scale / out_scale)
-    lo = max(-128, out_zp)
-    return _table(
-        lambda q: max(lo, out_zp + fp.mul_by_quantized_multiplier(q - in_zp, mult, shift))
-    )
-
-
-def relu6_lut(in_scale: float, in_zp: int) -> np.ndarray:
-    """TFLM int8 RELU6: clamp to [zero, six] in the *input* quantization (no rescaling)."""
-    six = max(-128, min(127, tflite_round(_f32(_f32(6.0) / _f32(in_scale))) + in_zp))
-    return _table(lambda q: six if q > six else in_zp if q < in_zp else q)
-
-
-def leaky_relu_lut(
-    in_scale: float, in_zp: int, out_scale: float, out_zp: int, alpha: float
-) -> np.ndarray:
-    """TFLM int8 LEAKY_RELU: identity and alpha multipliers, both derived in float32."""
-    ma, sa = quantize_multiplier(_f32(_f32(_f32(in_scale) * _f32(alpha)) / _f32(out_scale)))
-    mi, si = quantize_multiplier(_f32(_f32(in_scale) / _f32(out_scale)))
-
-    def f(q: int) -> int:
-        x = q - in_zp
-        if x >= 0:
-            return out_zp + fp.mul_by_quantized_multiplier(x, mi, si)
-        return out_zp + fp.mul_by_quantized_multiplier(x, ma, sa)
-
-    return _table(f)
-
-
-def requantize_lut(in_scale: float, in_zp: int, out_scale: float, out_zp: int) -> np.ndarray:
-    """TFLM int8 -> int8 QUANTIZE (reference_ops::Requantize)."""
-    mult, shift = quantize_multiplier(in_scale / out_scale)
-    return _table(lambda q: fp.mul_by_quantized_multiplier(q - in_zp, mult, shift) + out_zp)
-
-
-def dequantize_table(scale: float, zp: int) -> np.ndarray:
-    """float32 table ``scale * (q - zp)`` (float32 multiply), indexed by ``q & 0xFF``."""
-    t = np.empty(256, dtype=np.float32)
-    for q in Q8:
-        t[q & 0xFF] = np.float32(scale) * np.float32(q - zp)
-    return t
-
-
-def softmax_params(in_scale: float, beta: float) -> tuple[int, int, int]:
-    """PreprocessSoftmaxScaling + diff_min: (input multiplier, left shift, diff_min)."""
-    real = min(float(beta) * float(in_scale) * float(1 << 26), float(2**31 - 1))
-    if not real > 1.0:
-        raise ValueError(f"SOFTMAX beta * input scale * 2^26 = {real} must exceed 1")
-    mult, shift = quantize_multiplier(real)
-    return mult, shift, -fp.calculate_input_radius(5, shift)
-
-
-def softmax_exp_table(in_scale: float, beta: float) -> np.ndarray:
-    """exp(beta * scale * (x - max)) in Q0.31 for d = max - x in 0..255 (0 where TFLM skips d)."""
-    mult, shift, diff_min = softmax_params(in_scale, beta)
-    t = np.zeros(256, dtype=np.int32)
-    for d in range(256):
-        diff = -d
-        if diff >= diff_min:
-            # MultiplyByQuantizedMultiplierGreaterThanOne: left shift, then the high multiply
-            rescaled = fp.srdhm(fp.wrap32(diff * (1 << shift)), mult)
-            t[d] = fp.exp_on_negative_values(rescaled, 5)
-    return t
-
-
-def softmax_rows(x: np.ndarray, exp_table: np.ndarray) -> np.ndarray:
-    """Python model of the device kernel (rows along the last axis), for tests and tools."""
-    x = np.asarray(x, dtype=np.int8)
-    flat = x.reshape(-1, x.shape[-1]).astype(np.int64)
-    y = np.empty(flat.shape, dtype=np.int8)
-    for r, row in enumerate(flat):
-        mx = int(row.max())
-        exps = [int(exp_table[mx - int(v)]) for v in row]
-        total = 0
-        for e in exps:
-            total = fp.wrap32(total + fp.rounding_divide_by_pot(e, 12))
-        scale, bits_over_unit = fp.get_reciprocal(total, 12)
-        exponent = bits_over_unit + 31 - 8
-        for c, e in enumerate(exps):
-            v = fp.rounding_divide_by_pot(fp.srdhm(scale, e), exponent) - 128
-            y[r, c] = max(-128, min(127, v))
-    return y.reshape(x.shape)
-
-
-# ------------------------------------------------------------------ checks
-
-
-def _positive_scales(op: Op, *ts: Tensor) -> None:
-    for t in ts:
-        s = t.quant.s
-        if not (math.isfinite(s) and s > 0):
-            raise fail(op, f"tensor {t.id} has scale {s:g}; a positive finite scale is needed")
-
-
-def _io_int8(op: Op, g: Graph) -> tuple[Tensor, Tensor]:
-    if len(op.inputs) < 1 or len(op.outputs) != 1 or op.inputs[0] < 0:
-        raise fail(op, "expects one input and one output")
-    require_int8(op, g, [op.inputs[0], op.outputs[0]])
-    i, o = inp(op, g), out(op, g)
-    _positive_scales(op, i, o)
-    if i.size != o.size:
-        raise fail(op, f"input has {i.size} elements but output has {o.size}")
-    return i, o
-
-
-def _check_unary(op: Op, g: Graph) -> None:
-    i, o = _io_int8(op, g)
-    if op.kind == "LOGISTIC":
-        if o.quant.zp != -128:
-            raise fail(op, f"int8 output zero point must be -128 (is {o.quant.zp})")
-    if op.kind in ("LOGISTIC", "TANH"):
-        _, shift = fp.frexp_multiplier(i.quant.s * float(1 << 27))
-        if not 0 <= shift <= 31:
-            raise fail(op, f"input scale {i.quant.s:g} is out of the supported range")
-    if op.kind == "HARD_SWISH":
-        if hard_swish_params(i.quant.s, o.quant.s)[1] > 0:
+    def prepare(self, op: Op, g: Graph) -> Lut:
+        i, o = io_int8(op, g)
+        (si, zi), (so, zo) = (i.quant.s, i.quant.zp), (o.quant.s, o.quant.zp)
+        if op.kind == "LOGISTIC" and zo != -128:
+            raise fail(op, f"int8 output zero point must be -128 (is {zo})")
+        if op.kind in ("LOGISTIC", "TANH"):
+            _, shift = fp.frexp_multiplier(si * float(1 << 27))
+            if not 0 <= shift <= 31:
+                raise fail(op, f"input scale {si:g} is out of the supported range")
+        if op.kind == "HARD_SWISH" and T.hard_swish_params(si, so)[1] > 0:
             raise fail(op, "input/output scale ratio too large (output exponent > 0)")
-    if op.kind == "LEAKY_RELU" and "alpha" not in op.attrs:
-        raise fail(op, "alpha attribute missing (frontend did not parse LeakyReluOptions)")
+        if op.kind == "LEAKY_RELU" and "alpha" not in op.attrs:
+            raise fail(op, "alpha attribute missing (frontend did not parse LeakyReluOptions)")
+        lut = {
+            "LOGISTIC": lambda: T.logistic_lut(si, zi),
+            "TANH": lambda: T.tanh_lut(si, zi),
+            "HARD_SWISH": lambda: T.hard_swish_lut(si, zi, so, zo),
+            "RELU": lambda: T.relu_lut(si, zi, so, zo),
+            "RELU6": lambda: T.relu6_lut(si, zi),
+            "LEAKY_RELU": lambda: T.leaky_relu_lut(si, zi, so, zo, float(op.attrs["alpha"])),
+        }[op.kind]()
+        return Lut(lut=lut)
 
-
-def _check_quantize(op: Op, g: Graph) -> None:
-    if len(op.inputs) != 1 or len(op.outputs) != 1 or op.inputs[0] < 0:
-        raise fail(op, "expects one input and one output")
-    i, o = inp(op, g), out(op, g)
-    require_int8(op, g, [o.id], "output")
-    _positive_scales(op, o)
-    if i.dtype == "int8":
-        require_int8(op, g, [i.id], "input")
-        _positive_scales(op, i)
-    elif i.dtype != "float32":
-        raise fail(op, f"{i.dtype} -> int8 quantization is not supported (float32 or int8 only)")
-    if i.size != o.size:
-        raise fail(op, f"input has {i.size} elements but output has {o.size}")
-
-
-def _check_dequantize(op: Op, g: Graph) -> None:
-    if len(op.inputs) != 1 or len(op.outputs) != 1 or op.inputs[0] < 0:
-        raise fail(op, "expects one input and one output")
-    i, o = inp(op, g), out(op, g)
-    require_int8(op, g, [i.id], "input")
-    _positive_scales(op, i)
-    if o.dtype != "float32":
-        raise fail(op, f"int8 -> {o.dtype} dequantization is not supported (float32 only)")
-    if i.size != o.size:
-        raise fail(op, f"input has {i.size} elements but output has {o.size}")
-
-
-def _check_softmax(op: Op, g: Graph) -> None:
-    i, o = _io_int8(op, g)
-    if len(i.shape) < 1 or i.shape != o.shape:
-        raise fail(op, f"input shape {list(i.shape)} and output shape {list(o.shape)} differ")
-    if o.quant.zp != -128 or o.quant.scale[0] != np.float32(1.0 / 256.0):
-        raise fail(op, "int8 output must have scale 1/256 and zero point -128")
-    try:
-        softmax_params(i.quant.s, op.attrs.get("beta", 1.0))
-    except ValueError as e:
-        raise fail(op, str(e)) from None
-
-
-# ------------------------------------------------------------------ lowering
-
-
-def _lut_call(op: Op, g: Graph, ctx: LowerCtx, lut: np.ndarray) -> str:
-    sym = ctx.array(f"lut_{op.kind.lower()}", "int8_t", lut)
-    p = ctx.params("tc_lut_params_t", {"size": inp(op, g).size, "lut": sym})
-    return f"tc_lut_s8({p}, {ctx.ptr(op.inputs[0])}, {ctx.ptr(op.outputs[0], const=False)});"
-
-
-def _qp(t: Tensor) -> tuple[float, int]:
-    return t.quant.s, t.quant.zp
-
-
-@register("LOGISTIC", check=_check_unary, inplace=True)
-def lower_logistic(op: Op, g: Graph, ctx: LowerCtx) -> str:
-    return _lut_call(op, g, ctx, logistic_lut(*_qp(inp(op, g))))
-
-
-@register("TANH", check=_check_unary, inplace=True)
-def lower_tanh(op: Op, g: Graph, ctx: LowerCtx) -> str:
-    return _lut_call(op, g, ctx, tanh_lut(*_qp(inp(op, g))))
-
-
-@register("HARD_SWISH", check=_check_unary, inplace=True)
-def lower_hard_swish(op: Op, g: Graph, ctx: LowerCtx) -> str:
-    return _lut_call(op, g, ctx, hard_swish_lut(*_qp(inp(op, g)), *_qp(out(op, g))))
-
-
-@register("RELU", check=_check_unary, inplace=True)
-def lower_relu(op: Op, g: Graph, ctx: LowerCtx) -> str:
-    return _lut_call(op, g, ctx, relu_lut(*_qp(inp(op, g)), *_qp(out(op, g))))
-
-
-@register("RELU6", check=_check_unary, inplace=True)
-def lower_relu6(op: Op, g: Graph, ctx: LowerCtx) -> str:
-    return _lut_call(op, g, ctx, relu6_lut(*_qp(inp(op, g))))
-
-
-@register("LEAKY_RELU", check=_check_unary, inplace=True)
-def lower_leaky_relu(op: Op, g: Graph, ctx: LowerCtx) -> str:
-    alpha = float(op.attrs["alpha"])
-    return _lut_call(op, g, ctx, leaky_relu_lut(*_qp(inp(op, g)), *_qp(out(op, g)), alpha))
-
-
-@register("QUANTIZE", check=_check_quantize, inplace=True)
-def lower_quantize(op: Op, g: Graph, ctx: LowerCtx) -> str:
-    i, o = inp(op, g), out(op, g)
-    if i.dtype == "int8":
-        return _lut_call(op, g, ctx, requantize_lut(*_qp(i), *_qp(o)))
-    bits = struct.unpack("<I", struct.pack("<f", o.quant.s))[0]
-    p = ctx.params(
-        "tc_quantize_params_t",
-        {"size": i.size, "scale_bits": f"0x{bits:08X}u", "zero_point": o.quant.zp},
-    )
-    return f"tc_quantize_f32_s8({p}, {ctx.ptr(i.id)}, {ctx.ptr(o.id, const=False)});"
-
-
-@register("DEQUANTIZE", check=_check_dequantize)
-def lower_dequantize(op: Op, g: Graph, ctx: LowerCtx) -> str:
-    i, o = inp(op, g), out(op, g)
-    bits = dequantize_table(*_qp(i)).view(np.uint32)
-    sym = ctx.array("dequant_lut", "uint32_t", bits)
-    p = ctx.params("tc_dequantize_params_t", {"size": i.size, "lut_bits": sym})
-    return f"tc_dequantize_s8_f32({p}, {ctx.ptr(i.id)}, {ctx.ptr(o.id, const=False)});"
-
-
-@register("SOFTMAX", check=_check_softmax, inplace=True)
-def lower_softmax(op: Op, g: Graph, ctx: LowerCtx) -> str:
-    i = inp(op, g)
-    table = softmax_exp_table(i.quant.s, op.attrs.get("beta", 1.0))
-    sym = ctx.array("softmax_exp", "int32_t", table)
-    depth = i.shape[-1]
-    p = ctx.params(
-        "tc_softmax_params_t", {"rows": i.size // max(depth, 1), "depth": depth, "exp_lut": sym}
-    )
-    return f"tc_softmax_s8({p}, {ctx.ptr(i.id)}, {ctx.ptr(op.outputs[0], const=False)});"
+    def lower(self, op: Op, g: Graph, d: Lut, ctx: LowerCtx, choice: Choice) -> str:
+        return lut_call(op, g, ctx, d.lut)

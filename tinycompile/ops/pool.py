@@ -5,67 +5,70 @@ TFLM (pooling_common.cc, reference_integer_ops::AveragePool / MaxPool): padding 
 positions are never counted; the average is ``(sum +- count / 2) / count`` with C's truncating
 division; max starts from -128; both clamp to the fused activation's range. Input and output
 must share their quantization (TFLM refuses otherwise), so no requantization happens.
+The window geometry and its checks are the convolutions' (``conv_common.window``).
 Kernels: ``tc_avgpool_s8`` / ``tc_maxpool_s8`` in firmware/kernels/tc_pool.c.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
 from ..ir import Graph, Op
-from . import LowerCtx, fail, register
-from .common import activation_range, inp, out, require_int8
-from .conv import window_geometry
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .common import activation_range, inp, io_call, out, require_int8, window_options
+from .conv_common import window
+
+KERNELS = {"AVERAGE_POOL_2D": "tc_avgpool_s8", "MAX_POOL_2D": "tc_maxpool_s8"}
 
 
-def _geometry(op: Op, g: Graph) -> dict[str, int]:
-    """Pooling geometry: the convolution window checks (rank, padding, strides, output shape,
-    absurd sizes) with a dilation of 1, plus the pooling-only rules."""
-    fh, fw = op.attrs.get("filter", (1, 1))
-    geo = window_geometry(op, g, fh, fw)
-    if geo["out_c"] != geo["in_c"]:
-        raise fail(op, f"pooling maps {geo['in_c']} channels to {geo['out_c']}")
-    # TFLM's average pool fails at run time on a window with no tap inside the image.
-    for o_i, stride, pad, size, f in (
-        (geo["out_h"], geo["stride_h"], geo["pad_h"], geo["in_h"], fh),
-        (geo["out_w"], geo["stride_w"], geo["pad_w"], geo["in_w"], fw),
-    ):
-        for k in range(o_i):
-            start = k * stride - pad
-            if min(size, start + f) <= max(0, start):
-                raise fail(op, "a pooling window lies entirely in the padding")
-    keep = ("batches", "in_h", "in_w", "out_h", "out_w", "stride_h", "stride_w", "pad_h", "pad_w")
-    return {**{k: geo[k] for k in keep}, "channels": geo["in_c"], "f_h": fh, "f_w": fw}
+@dataclass(frozen=True, kw_only=True)
+class Pool(Prepared):
+    fields: tuple[tuple[str, int], ...]  # the params struct, in order
 
 
-def check_pool(op: Op, g: Graph) -> None:
-    if len(op.inputs) != 1 or len(op.outputs) != 1 or op.inputs[0] < 0:
-        raise fail(op, f"expects 1 input and 1 output, has {len(op.inputs)}/{len(op.outputs)}")
-    require_int8(op, g, [op.inputs[0], op.outputs[0]])
-    x, o = inp(op, g, 0), out(op, g)
-    if abs(float(x.quant.scale[0]) - float(o.quant.scale[0])) > 1e-6 or x.quant.zp != o.quant.zp:
-        raise fail(op, "input and output quantization differ (TFLM requires them equal)")
-    _geometry(op, g)
-    activation_range(op, o)
+@register
+class PoolOp(Operator):
+    kinds = ("AVERAGE_POOL_2D", "MAX_POOL_2D")
 
+    def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        a = window_options(options, "Pool2DOptions")
+        a["filter"] = (options.get("filter_height", 1), options.get("filter_width", 1))
+        return a
 
-def pool_macs(op: Op, g: Graph) -> int:
-    """Window taps visited (adds or compares): pooling has no multiplies; this is its work."""
-    fh, fw = op.attrs.get("filter", (1, 1))
-    return out(op, g).size * fh * fw
+    def prepare(self, op: Op, g: Graph) -> Pool:
+        if len(op.inputs) != 1 or len(op.outputs) != 1 or op.inputs[0] < 0:
+            raise fail(op, f"expects 1 input and 1 output, has {len(op.inputs)}/{len(op.outputs)}")
+        require_int8(op, g, [op.inputs[0], op.outputs[0]])
+        x, o = inp(op, g, 0), out(op, g)
+        if (
+            abs(float(x.quant.scale[0]) - float(o.quant.scale[0])) > 1e-6
+            or x.quant.zp != o.quant.zp
+        ):
+            raise fail(op, "input and output quantization differ (TFLM requires them equal)")
+        fh, fw = op.attrs.get("filter", (1, 1))
+        geo = window(op, g, fh, fw)
+        if geo.out_c != geo.in_c:
+            raise fail(op, f"pooling maps {geo.in_c} channels to {geo.out_c}")
+        # TFLM's average pool fails at run time on a window with no tap inside the image.
+        for o_i, stride, pad, size, f in (
+            (geo.out_h, geo.stride_h, geo.pad_h, geo.in_h, fh),
+            (geo.out_w, geo.stride_w, geo.pad_w, geo.in_w, fw),
+        ):
+            for k in range(o_i):
+                start = k * stride - pad
+                if min(size, start + f) <= max(0, start):
+                    raise fail(op, "a pooling window lies entirely in the padding")
+        lo, hi = activation_range(op, o)
+        keep = ("batches", "in_h", "in_w", "out_h", "out_w", "stride_h", "stride_w", "pad_h")
+        gf = geo.fields()
+        fields = [(k, gf[k]) for k in (*keep, "pad_w")]
+        fields += [("channels", geo.in_c), ("f_h", fh), ("f_w", fw)]
+        fields += [("act_min", lo), ("act_max", hi)]
+        # window taps visited (adds or compares): pooling has no multiplies; this is its work
+        return Pool(macs=o.size * fh * fw, fields=tuple(fields))
 
-
-def _lower(op: Op, g: Graph, ctx: LowerCtx, fn: str) -> str:
-    lo, hi = activation_range(op, out(op, g))
-    fields: dict[str, object] = dict(_geometry(op, g))
-    fields.update(act_min=lo, act_max=hi)
-    p = ctx.params("tc_pool_params_t", fields)
-    return f"{fn}({p}, {ctx.ptr(op.inputs[0])}, {ctx.ptr(op.outputs[0], const=False)});"
-
-
-@register("AVERAGE_POOL_2D", check=check_pool, macs=pool_macs)
-def lower_avgpool(op: Op, g: Graph, ctx: LowerCtx) -> str:
-    return _lower(op, g, ctx, "tc_avgpool_s8")
-
-
-@register("MAX_POOL_2D", check=check_pool, macs=pool_macs)
-def lower_maxpool(op: Op, g: Graph, ctx: LowerCtx) -> str:
-    return _lower(op, g, ctx, "tc_maxpool_s8")
+    def lower(self, op: Op, g: Graph, d: Pool, ctx: LowerCtx, choice: Choice) -> str:
+        p = ctx.params("tc_pool_params_t", dict(d.fields))
+        return io_call(KERNELS[op.kind], op, ctx, p)

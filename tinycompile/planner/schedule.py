@@ -4,20 +4,21 @@ one whose placed arena is smallest (ties: the model's own order)."""
 
 from __future__ import annotations
 
-from ..ir import Graph
-from ..passes.lower import Lowering
+from collections.abc import Callable
+
+from ..ir import Graph, Op
 
 
-def _deps(g: Graph, low: Lowering) -> list[set[int]]:
-    prod = {tid: i for i, lo in enumerate(low.ops) for tid in lo.op.outputs}
-    return [{prod[t] for t in lo.op.inputs if t in prod} for lo in low.ops]
+def _deps(ops: list[Op]) -> list[set[int]]:
+    prod = {tid: i for i, op in enumerate(ops) for tid in op.outputs}
+    return [{prod[t] for t in op.inputs if t in prod} for op in ops]
 
 
-def _greedy(g: Graph, low: Lowering, deps: list[set[int]], prefer_depth: bool) -> list[int]:
-    n = len(low.ops)
+def _greedy(g: Graph, ops: list[Op], deps: list[set[int]], prefer_depth: bool) -> list[int]:
+    n = len(ops)
     users: dict[int, int] = {}
-    for lo in low.ops:
-        for t in lo.op.inputs:
+    for op in ops:
+        for t in op.inputs:
             users[t] = users.get(t, 0) + 1
     done: list[int] = []
     done_set: set[int] = set()
@@ -26,11 +27,11 @@ def _greedy(g: Graph, low: Lowering, deps: list[set[int]], prefer_depth: bool) -
         ready = [i for i in range(n) if i not in done_set and deps[i] <= done_set]
 
         def cost(i: int) -> tuple[int, int, int]:
-            lo = low.ops[i]
-            out = sum(g.t(t).nbytes for t in lo.op.outputs)
+            op = ops[i]
+            out = sum(g.t(t).nbytes for t in op.outputs)
             freed = sum(
                 g.t(t).nbytes
-                for t in set(lo.op.inputs)
+                for t in set(op.inputs)
                 if t >= 0
                 and not g.t(t).is_const
                 and remaining.get(t, 0) == 1
@@ -42,25 +43,25 @@ def _greedy(g: Graph, low: Lowering, deps: list[set[int]], prefer_depth: bool) -
         pick = min(ready, key=cost)
         done.append(pick)
         done_set.add(pick)
-        for t in low.ops[pick].op.inputs:
+        for t in ops[pick].inputs:
             if t in remaining:
                 remaining[t] -= 1
     return done
 
 
-def best_schedule(g: Graph, low: Lowering) -> list[int]:
-    from . import place
-
-    n = len(low.ops)
+def best_schedule(g: Graph, ops: list[Op], arena_of: Callable[[list[int]], int]) -> list[int]:
+    """The order (positions into ``ops``, the live ops in model order) whose placed arena,
+    as ``arena_of`` measures it, is smallest."""
+    n = len(ops)
     base = list(range(n))
-    deps = _deps(g, low)
+    deps = _deps(ops)
     if all(deps[i] <= {i - 1} for i in range(n)):
         return base  # a chain: only one order
-    candidates = [base, _greedy(g, low, deps, False), _greedy(g, low, deps, True)]
+    candidates = [base, _greedy(g, ops, deps, False), _greedy(g, ops, deps, True)]
     best = base
-    best_size = place(g, low, base).arena_bytes
+    best_size = arena_of(base)
     for order in candidates[1:]:
-        size = place(g, low, order).arena_bytes
+        size = arena_of(order)
         if size < best_size:
             best, best_size = order, size
     return best

@@ -69,19 +69,6 @@ def rounding_divide_by_pot(x: int, exponent: int) -> int:
     return (x >> exponent) + (1 if remainder > threshold else 0)
 
 
-def multiply_by_quantized_multiplier(x: int, multiplier: int, shift: int) -> int:
-    """MultiplyByQuantizedMultiplier (double-rounding variant, TFLM's default)."""
-    left = shift if shift > 0 else 0
-    right = 0 if shift > 0 else -shift
-    xs = x * (1 << left)
-    xs = max(INT32_MIN, min(INT32_MAX, xs)) if left else xs  # C wraps; callers stay in range
-    return rounding_divide_by_pot(srdhm(xs, multiplier), right)
-
-
-def saturate(x: int, lo: int, hi: int) -> int:
-    return lo if x < lo else hi if x > hi else x
-
-
 # ---------------------------------------------------------------- vectorized numpy versions
 
 

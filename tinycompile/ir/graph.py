@@ -74,13 +74,20 @@ class Tensor:
 
 @dataclass
 class Op:
-    """One operator. ``attrs`` holds typed options (strides, padding, fused activation...)."""
+    """One operator.
+
+    ``options`` is what the model file said, untyped and in the file format's own vocabulary (for
+    TFLite: the builtin options table's fields in snake_case, enums as integers), or None once
+    read. ``attrs`` holds the typed attributes the operator's unit derives from them (strides,
+    padding, fused activation, ...; see ``tinycompile.ops.decode``).
+    """
 
     index: int
     kind: str
     inputs: list[int]
     outputs: list[int]
     attrs: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] | None = None
 
 
 @dataclass
@@ -96,10 +103,6 @@ class Graph:
 
     def t(self, tid: int) -> Tensor:
         return self.tensors[tid]
-
-    def producers(self) -> dict[int, int]:
-        """Map tensor id -> index (position in ``ops``) of the op writing it."""
-        return {tid: i for i, op in enumerate(self.ops) for tid in op.outputs}
 
     def consumers(self) -> dict[int, list[int]]:
         """Map tensor id -> positions in ``ops`` of the ops reading it."""

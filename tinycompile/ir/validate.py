@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import CompileError
-from ..ir import Graph
+from .graph import Graph
 
 
 def validate(g: Graph) -> None:

@@ -1,9 +1,12 @@
-"""Lowering pass: validate every op and turn it into one C statement plus const data.
+"""The ops stage's driver: prepare every op once, then lower each to one C statement plus
+const data, following the planner's choices.
 
-Tensor pointers in the statements are symbolic (``TC_T<id>`` macros for activations, array
-symbols for constants): the planner decides where activations live, and the code generator
-defines the macros from the plan. So lowering runs once, before planning, and the flash figures
-the planner reports are the very arrays the code generator will emit.
+``prepare_graph`` (on a validated graph) decodes options, folds constant aliases and prepares
+every live op (the first op that cannot be handled raises a CompileError naming it). ``lower`` runs the units' lowerings
+with the planner's ``Choice`` per op. Tensor pointers in the statements are symbolic
+(``TC_T<id>`` macros for activations, array symbols for constants): the code generator defines
+the macros from the plan's offsets, so the flash figures the plan reports are the very arrays the
+code generator emits.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir import CTYPES, Graph, Op
-from ..ops import OPS, load_all
+from .base import DEFAULT_CHOICE, OPS, Choice, Operator, Prepared, decode, fail, load_all, unit_of
 
 CTYPE_NP = {
     "int8_t": np.int8,
@@ -48,15 +51,22 @@ class ParamStruct:
     op_index: int
 
 
+@dataclass(frozen=True)
+class PreparedOp:
+    """A live op with its unit and what the unit's ``prepare`` computed."""
+
+    op: Op
+    unit: Operator
+    data: Prepared
+
+
 @dataclass
 class LoweredOp:
     op: Op
     stmt: str
     scratch_bytes: int
-    alias: bool
-    inplace: bool
-    macs: int
     flash_bytes: int = 0
+    macs: int = 0
 
 
 @dataclass
@@ -72,7 +82,7 @@ class Lowering:
 
 
 class _Ctx:
-    """The LowerCtx handed to op lowerings (see tinycompile.ops.LowerCtx)."""
+    """The LowerCtx handed to op lowerings (see ``base.LowerCtx``)."""
 
     def __init__(self, g: Graph, low: Lowering) -> None:
         self.g = g
@@ -129,8 +139,8 @@ def fold_constants(g: Graph) -> None:
     """Alias ops (reshape, squeeze) of constant tensors become constants themselves."""
     load_all()
     for op in g.ops:
-        d = OPS.get(op.kind)
-        if d is not None and d.alias and op.inputs and g.t(op.inputs[0]).is_const:
+        unit = OPS.get(op.kind)
+        if unit is not None and unit.alias and op.inputs and g.t(op.inputs[0]).is_const:
             src = g.t(op.inputs[0])
             for tid in op.outputs:
                 dst = g.t(tid)
@@ -138,33 +148,56 @@ def fold_constants(g: Graph) -> None:
                     dst.data = src.data.reshape(dst.shape)
 
 
-def lower(g: Graph) -> Lowering:
-    """Check and lower every op; raise CompileError naming the first op that cannot be."""
-    load_all()
+_BAD_VALUES = (ValueError, ZeroDivisionError, OverflowError, IndexError, KeyError)
+
+
+def _named(op: Op, e: Exception) -> CompileError:
+    if isinstance(e, CompileError):
+        return e if e.op_index is not None else fail(op, e.reason)
+    return fail(op, f"cannot lower: {e}")
+
+
+def prepare_graph(g: Graph) -> list[PreparedOp]:
+    """Decode options, fold constant aliases and prepare every live op (ops whose outputs are
+    all constants are skipped), in model order. The graph is assumed well formed
+    (``ir.validate``)."""
+    decode(g)
     fold_constants(g)
+    out = []
+    for op in g.ops:
+        if all(g.t(t).is_const for t in op.outputs):
+            continue
+        unit = unit_of(op)
+        try:
+            out.append(PreparedOp(op, unit, unit.prepare(op, g)))
+        except (CompileError, *_BAD_VALUES) as e:
+            raise _named(op, e) from None
+    return out
+
+
+def lower(
+    g: Graph,
+    prepared: list[PreparedOp] | None = None,
+    choices: dict[int, Choice] | None = None,
+) -> Lowering:
+    """Lower every prepared op (``prepare_graph(g)`` when not given) under the planner's
+    ``choices`` (op index -> Choice; the default choice elsewhere)."""
+    prepared = prepare_graph(g) if prepared is None else prepared
+    choices = choices or {}
     low = Lowering(ops=[])
     ctx = _Ctx(g, low)
-    live_ops = [op for op in g.ops if not all(g.t(t).is_const for t in op.outputs)]
-    for op in live_ops:
-        d = OPS.get(op.kind)
-        if d is None:
-            raise CompileError(
-                f"operator {op.kind} is not supported", op_index=op.index, op_kind=op.kind
-            )
+    for p in prepared:
+        op = p.op
+        choice = choices.get(op.index, DEFAULT_CHOICE)
         try:
-            d.check(op, g)
+            planned = choice.scratch_bytes(p.data)
             before = low.flash_bytes
             ctx.op = op
             ctx.scratch_bytes = 0
-            stmt = d.lower(op, g, ctx)
-            scratch = max(ctx.scratch_bytes, d.scratch(op, g))
-            lo = LoweredOp(op, stmt, scratch, d.alias, d.inplace, int(d.macs(op, g)))
-            lo.flash_bytes = low.flash_bytes - before
-        except CompileError as e:
-            if e.op_index is None:
-                raise CompileError(e.reason, op_index=op.index, op_kind=op.kind) from None
-            raise
-        except (ValueError, ZeroDivisionError, OverflowError, IndexError, KeyError) as e:
-            raise CompileError(f"cannot lower: {e}", op_index=op.index, op_kind=op.kind) from None
-        low.ops.append(lo)
+            stmt = p.unit.lower(op, g, p.data, ctx, choice)
+        except (CompileError, *_BAD_VALUES) as e:
+            raise _named(op, e) from None
+        if ctx.scratch_bytes > planned:
+            raise RuntimeError(f"op {op.index} {op.kind} used more scratch than it prepared")
+        low.ops.append(LoweredOp(op, stmt, planned, low.flash_bytes - before, p.data.macs))
     return low

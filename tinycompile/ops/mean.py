@@ -6,17 +6,21 @@ every axis set and keep_dims: the multiplier of ``input_scale / output_scale`` i
 ``sum - input_zero_point * count``. Older TFLM releases took a plain ``sum / count`` shortcut when
 input and output quantization were equal; the TFLM this project checks against does not (the
 ``mean_eqquant`` test model pins that). ``keep_dims`` changes only the output shape, not the
-bytes. The kernel is ``tc_mean_s8`` in firmware/kernels/tc_elementwise.c.
+bytes. The kernel is ``tc_mean_s8`` in firmware/kernels/tc_mean.c.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
 from ..ir import Graph, Op
-from ..passes.qmath import quantize_multiplier
-from . import LowerCtx, fail, register
-from .common import inp, out, require_int8
+from ..quant.qmath import quantize_multiplier
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .common import inp, io_call, out, require_int8
 
 MAX_RANK = 6
 
@@ -76,50 +80,62 @@ def mean_multiplier(in_scale: float, out_scale: float, count: int) -> tuple[int,
     return int((m << shift) // count), int(s - shift)
 
 
-def check_mean(op: Op, g: Graph) -> None:
-    if len(op.inputs) != 2 or len(op.outputs) != 1 or -1 in op.inputs:
-        raise fail(op, "expects an input, an axis tensor and 1 output")
-    require_int8(op, g, [op.inputs[0], op.outputs[0]])
-    x, o = inp(op, g, 0), out(op, g)
-    if len(x.shape) > MAX_RANK:
-        raise fail(op, f"rank above {MAX_RANK} is not supported")
-    axes = resolve_axes(op, g)
-    want = [x.shape[d] for d in range(len(x.shape)) if d not in axes]
-    if int(np.prod(want, dtype=np.int64)) != o.size:
-        raise fail(op, f"output shape {list(o.shape)} does not match reducing {axes}")
-    if x.size == 0:
-        raise fail(op, "empty input tensor")
+@dataclass(frozen=True, kw_only=True)
+class Mean(Prepared):
+    kept: tuple[tuple[int, int], ...]
+    red: tuple[tuple[int, int], ...]
+    count: int
+    multiplier: int
+    shift: int
 
 
-def mean_macs(op: Op, g: Graph) -> int:
-    return inp(op, g, 0).size
+@register
+class MeanOp(Operator):
+    kinds = ("MEAN",)
 
+    def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        return {"keep_dims": bool(options.get("keep_dims", False))}
 
-@register("MEAN", check=check_mean, macs=mean_macs)
-def lower_mean(op: Op, g: Graph, ctx: LowerCtx) -> str:
-    x, o = inp(op, g, 0), out(op, g)
-    axes = resolve_axes(op, g)
-    kept, red, count = mean_loops(x.shape, axes)
-    m, s = mean_multiplier(x.quant.s, o.quant.s, count)
+    def prepare(self, op: Op, g: Graph) -> Mean:
+        if len(op.inputs) != 2 or len(op.outputs) != 1 or -1 in op.inputs:
+            raise fail(op, "expects an input, an axis tensor and 1 output")
+        require_int8(op, g, [op.inputs[0], op.outputs[0]])
+        x, o = inp(op, g, 0), out(op, g)
+        if len(x.shape) > MAX_RANK:
+            raise fail(op, f"rank above {MAX_RANK} is not supported")
+        axes = resolve_axes(op, g)
+        want = [x.shape[d] for d in range(len(x.shape)) if d not in axes]
+        if int(np.prod(want, dtype=np.int64)) != o.size:
+            raise fail(op, f"output shape {list(o.shape)} does not match reducing {axes}")
+        if x.size == 0:
+            raise fail(op, "empty input tensor")
+        kept, red, count = mean_loops(x.shape, axes)
+        m, s = mean_multiplier(x.quant.s, o.quant.s, count)
+        return Mean(
+            macs=x.size, kept=tuple(kept), red=tuple(red), count=count, multiplier=m, shift=s
+        )
 
-    def arr(name: str, vals: list[int]) -> str:
-        return ctx.array(name, "int32_t", np.array(vals)) if vals else "0"
+    def lower(self, op: Op, g: Graph, d: Mean, ctx: LowerCtx, choice: Choice) -> str:
+        x, o = inp(op, g, 0), out(op, g)
 
-    p = ctx.params(
-        "tc_mean_params_t",
-        {
-            "out_size": o.size,
-            "n_kept": len(kept),
-            "kept_dims": arr("kept_dims", [k[0] for k in kept]),
-            "kept_strides": arr("kept_strides", [k[1] for k in kept]),
-            "n_red": len(red),
-            "red_dims": arr("red_dims", [r[0] for r in red]),
-            "red_strides": arr("red_strides", [r[1] for r in red]),
-            "count": count,
-            "in_zp": x.quant.zp,
-            "out_zp": o.quant.zp,
-            "multiplier": m,
-            "shift": s,
-        },
-    )
-    return f"tc_mean_s8({p}, {ctx.ptr(op.inputs[0])}, {ctx.ptr(op.outputs[0], const=False)});"
+        def arr(name: str, vals: list[int]) -> str:
+            return ctx.array(name, "int32_t", np.array(vals)) if vals else "0"
+
+        p = ctx.params(
+            "tc_mean_params_t",
+            {
+                "out_size": o.size,
+                "n_kept": len(d.kept),
+                "kept_dims": arr("kept_dims", [k[0] for k in d.kept]),
+                "kept_strides": arr("kept_strides", [k[1] for k in d.kept]),
+                "n_red": len(d.red),
+                "red_dims": arr("red_dims", [r[0] for r in d.red]),
+                "red_strides": arr("red_strides", [r[1] for r in d.red]),
+                "count": d.count,
+                "in_zp": x.quant.zp,
+                "out_zp": o.quant.zp,
+                "multiplier": d.multiplier,
+                "shift": d.shift,
+            },
+        )
+        return io_call("tc_mean_s8", op, ctx, p)

@@ -1,0 +1,7 @@
+"""The graph IR shared by every stage after the frontend: plain dataclasses (``graph``) and
+the structural checks every well-formed graph passes (``validate``)."""
+
+from .graph import CTYPES, DTYPE_BYTES, Graph, Op, Quant, Tensor
+from .validate import validate
+
+__all__ = ["CTYPES", "DTYPE_BYTES", "Graph", "Op", "Quant", "Tensor", "validate"]

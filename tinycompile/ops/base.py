@@ -1,0 +1,157 @@
+"""The operator contract, the registry and the lowering context.
+
+An operator is one unit (TFLM's ``conv.h`` / ``conv_common.cc`` / ``conv.cc`` split in spirit):
+a subclass of ``Operator`` in its own module under ``tinycompile/ops/``, registered with
+``@register``, that
+
+- ``attrs``: turns the model file's raw options into typed attributes (option parsing lives
+  with the operator; the frontend knows no operator);
+- ``prepare``: checks the op and computes everything computable once (geometry, multipliers,
+  scratch sizes, whether it may run in place) into a small frozen dataclass deriving from
+  ``Prepared``; it raises ``fail(op, reason)`` for what it does not support;
+- ``lower``: turns the prepared op into one C statement calling its kernel in ``firmware/``,
+  registering const data (weights, biases, multipliers, tables) through ``LowerCtx``, and
+  following the planner's ``Choice`` for the op (in place or not, optional scratch or not).
+
+Memory decisions are the planner's: an operator only says what it *could* do (``Prepared``'s
+``scratch``, ``in_place_scratch``, the ``alias`` and ``elementwise`` flags); the planner decides
+and hands its ``Choice`` to the lowering.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+
+from ..errors import CompileError
+from ..ir import Graph, Op
+
+
+class LowerCtx(Protocol):
+    """What a lowering may ask of the code generator."""
+
+    def ptr(self, tid: int, *, const: bool = True) -> str:
+        """C expression of a typed pointer to tensor ``tid`` (arena slot or const array)."""
+        ...
+
+    def array(self, base: str, ctype: str, values: np.ndarray) -> str:
+        """Register an aligned const array in flash; returns its C symbol."""
+        ...
+
+    def params(self, ctype: str, fields: dict[str, object]) -> str:
+        """Register a ``static const`` struct; returns ``&symbol``.
+
+        Field values: int, float, or str (a C expression, e.g. a symbol from ``array``).
+        """
+        ...
+
+    def scratch(self, nbytes: int) -> str:
+        """A scratch buffer of ``nbytes`` in the arena, live only during this op."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class Prepared:
+    """What every prepared op tells the planner. Operators derive their own frozen dataclass
+    from it, adding what their lowering needs."""
+
+    macs: int = 0  # multiply-accumulates (or the op's elementary steps) per inference
+    scratch: int = 0  # optional arena scratch that speeds the op up (e.g. im2col); may be refused
+    in_place_scratch: int | None = None  # None: cannot write its output over input 0; else the
+    # bytes of temporary its in-place variant needs
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The planner's decision for one op, followed by its lowering."""
+
+    in_place: bool = False  # run the in-place variant (output over input 0's buffer)
+    use_scratch: bool = True  # take the optional scratch (``Prepared.scratch``)
+
+    def scratch_bytes(self, d: Prepared) -> int:
+        """Arena scratch the op claims under this choice."""
+        if self.in_place:
+            if d.in_place_scratch is None:
+                raise ValueError("in-place choice for an op that cannot run in place")
+            return d.in_place_scratch
+        return d.scratch if self.use_scratch else 0
+
+
+DEFAULT_CHOICE = Choice()
+
+
+class Operator:
+    """One operator unit; see the module docstring. Subclasses set ``kinds`` and override
+    ``prepare`` and ``lower`` (and ``attrs`` when the op has options)."""
+
+    kinds: ClassVar[tuple[str, ...]] = ()
+    alias: ClassVar[bool] = False  # output is input 0's bytes reinterpreted (reshape, squeeze)
+    elementwise: ClassVar[bool] = False  # may overwrite input 0 element by element (same size)
+
+    def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Typed attributes from the file's raw options (TFLite builtin options fields)."""
+        return {}
+
+    def prepare(self, op: Op, g: Graph) -> Prepared:
+        raise NotImplementedError
+
+    def lower(self, op: Op, g: Graph, d: Any, ctx: LowerCtx, choice: Choice) -> str:
+        raise NotImplementedError
+
+
+OPS: dict[str, Operator] = {}
+
+
+def register(cls: type[Operator]) -> type[Operator]:
+    """Class decorator: register one instance of the unit for each of its kinds."""
+    unit = cls()
+    for k in cls.kinds:
+        if k in OPS:
+            raise RuntimeError(f"op {k} registered twice")
+        OPS[k] = unit
+    return cls
+
+
+def fail(op: Op, reason: str) -> CompileError:
+    """Build the error for an op the compiler cannot handle."""
+    return CompileError(reason, op_index=op.index, op_kind=op.kind)
+
+
+def load_all() -> dict[str, Operator]:
+    """Import every module of this package (discovery, not a list) so registrations run."""
+    from .. import ops
+
+    for m in pkgutil.iter_modules(ops.__path__):
+        importlib.import_module(f"{ops.__name__}.{m.name}")
+    return OPS
+
+
+def unit_of(op: Op) -> Operator:
+    """The registered unit of ``op``'s kind, or a CompileError naming the unsupported kind."""
+    unit = load_all().get(op.kind)
+    if unit is None:
+        raise fail(op, f"operator {op.kind} is not supported")
+    return unit
+
+
+def decode(g: Graph) -> None:
+    """Give every op its typed attributes: each unit parses its own raw options. Attributes
+    already set win (tests and other frontends may set them directly). Idempotent."""
+    load_all()
+    for op in g.ops:
+        if op.options is None:
+            continue
+        unit = OPS.get(op.kind)
+        if unit is not None:
+            try:
+                parsed = unit.attrs(op.kind, op.options)
+            except (ValueError, TypeError, KeyError) as e:
+                raise fail(op, str(e)) from None
+            op.attrs = {**parsed, **op.attrs}
+        op.options = None
+

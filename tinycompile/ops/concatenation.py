@@ -1,0 +1,88 @@
+"""CONCATENATION (int8), a byte copy: ``tc_concat_s8`` (firmware/kernels/tc_shape.c). TFLM's
+concatenation.cc refuses int8 inputs whose scale or zero point differs from the output's (it
+never requantizes), so such models are refused here too: copying or requantizing would both be a
+guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..ir import Graph, Op
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .common import fused_activation, out, require_int8
+
+
+def concat_axis(op: Op, g: Graph) -> int:
+    rank = len(out(op, g).shape)
+    axis = int(op.attrs.get("axis", 0))
+    a = axis + rank if axis < 0 else axis
+    if not 0 <= a < rank:
+        raise fail(op, f"axis {axis} out of range for rank {rank}")
+    return a
+
+
+def _check(op: Op, g: Graph) -> int:
+    if not op.inputs or -1 in op.inputs or len(op.outputs) != 1:
+        raise fail(op, "expects at least 1 input and 1 output")
+    require_int8(op, g, [*op.inputs, op.outputs[0]])
+    if op.attrs.get("activation", "NONE") != "NONE":
+        raise fail(op, f"fused activation {op.attrs['activation']} (TFLM supports none)")
+    o = out(op, g)
+    axis = concat_axis(op, g)
+    total = 0
+    for tid in op.inputs:
+        s = g.t(tid).shape
+        if len(s) != len(o.shape) or any(s[d] != o.shape[d] for d in range(len(s)) if d != axis):
+            raise fail(op, f"input shape {list(s)} does not fit output {list(o.shape)}")
+        total += s[axis]
+        q = g.t(tid).quant
+        if q.zp != o.quant.zp or np.float32(q.s) != np.float32(o.quant.s):
+            raise fail(
+                op,
+                f"input tensor {tid} is quantized differently from the output; TFLM refuses "
+                "int8 concatenation that would need requantization",
+            )
+    if total != o.shape[axis]:
+        raise fail(op, f"inputs sum to {total} along axis {axis}, output has {o.shape[axis]}")
+    return axis
+
+
+@register
+class ConcatenationOp(Operator):
+    kinds = ("CONCATENATION",)
+
+    def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        if not options:
+            raise ValueError("missing ConcatenationOptions")
+        return {"axis": options.get("axis", 0), "activation": fused_activation(options)}
+
+    def prepare(self, op: Op, g: Graph) -> Prepared:
+        _check(op, g)
+        return Prepared()
+
+    def lower(self, op: Op, g: Graph, d: Prepared, ctx: LowerCtx, choice: Choice) -> str:
+        return _lower(op, g, ctx)
+
+
+def _lower(op: Op, g: Graph, ctx: LowerCtx) -> str:
+    o = out(op, g)
+    axis = concat_axis(op, g)
+    outer = int(np.prod(o.shape[:axis], dtype=np.int64))
+    chunks = [int(np.prod(g.t(t).shape[axis:], dtype=np.int64)) for t in op.inputs]
+    p = ctx.params(
+        "tc_concat_params_t",
+        {
+            "n_inputs": len(op.inputs),
+            "outer": outer,
+            "chunk": ctx.array("chunk", "int32_t", np.array(chunks)),
+        },
+    )
+    ins = ", ".join(ctx.ptr(t) for t in op.inputs)
+    return (
+        f"tc_concat_s8({p}, (const int8_t *const[]){{{ins}}}, "
+        f"{ctx.ptr(op.outputs[0], const=False)});"
+    )

@@ -1,0 +1,99 @@
+"""DEPTHWISE_CONV_2D (int8), as TFLM's depthwise_conv.cc computes it (multipliers and padding:
+``conv_common``), any depth multiplier, dilation and padding.
+
+Kernel: ``tc_dwconv_s8`` (firmware/kernels/tc_depthwise.c). Weights are re-laid-out at compile
+time in blocks of four channels (``weight_blocks``): the four channels of a tap form one 32-bit
+word, as the kernel's four-channel dot products read them.
+
+In place: with stride 1, depth multiplier 1 and an output as large as its input (any kernel
+size, dilation), the op can write its output over its input through a ring temporary of
+``Window.ring_pixels`` slots of four bytes (the kernel runs in blocks of four channels).
+
+TFLM itself crashes on a DEPTHWISE_CONV_2D without bias; such models are accepted and tested
+against a zero-bias twin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..ir import Graph, Op
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .common import inp, io_call, out, window_options
+from .conv_common import (
+    Requant,
+    Window,
+    channel_multipliers,
+    check_io,
+    requant,
+    requant_fields,
+    weights,
+    window,
+)
+
+
+def weight_blocks(w: np.ndarray) -> np.ndarray:
+    """Depthwise weights [1, k_h, k_w, out_c] as [ceil(out_c / 4)][k_h][k_w][4] (zero-padded):
+    the four channels of a tap form one 32-bit word, taps follow each other 4 bytes apart."""
+    _, kh, kw, oc = w.shape
+    ocp = -(-oc // 4) * 4
+    taps = np.zeros((kh * kw, ocp), np.int8)
+    taps[:, :oc] = w.reshape(kh * kw, oc)
+    return taps.reshape(kh * kw, ocp // 4, 4).transpose(1, 0, 2).reshape(-1)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Depthwise(Prepared):
+    geo: Window
+    depth_mult: int
+    rq: Requant
+
+
+@register
+class DepthwiseOp(Operator):
+    kinds = ("DEPTHWISE_CONV_2D",)
+
+    def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        a = window_options(options, "DepthwiseConv2DOptions")
+        a["dilation"] = (options.get("dilation_h_factor", 1), options.get("dilation_w_factor", 1))
+        a["depth_multiplier"] = options.get("depth_multiplier", 0)
+        return a
+
+    def prepare(self, op: Op, g: Graph) -> Depthwise:
+        check_io(op, g)
+        w = inp(op, g, 1)
+        if len(w.shape) != 4 or w.shape[0] != 1:
+            raise fail(op, f"weights must be [1, k_h, k_w, out_c], got {list(w.shape)}")
+        _, kh, kw, oc = w.shape
+        geo = window(op, g, kh, kw)
+        c = geo.in_c
+        dm = op.attrs.get("depth_multiplier", 1)
+        if geo.out_c != oc or c * dm != oc:
+            raise fail(
+                op, f"{c} input channels x depth multiplier {dm} != {oc} output channels / weights"
+            )
+        weights(op, g, oc)
+        x, o = inp(op, g, 0), out(op, g)
+        wsum = np.asarray(w.data, np.int64).reshape(-1, oc).sum(axis=0)
+        rq = requant(op, g, oc, wsum, *channel_multipliers(x.quant.s, w, o.quant.s, oc))
+        in_place = geo.stride1 and oc == c and geo.same_size and not x.is_const
+        return Depthwise(
+            macs=int(np.prod(o.shape, dtype=np.int64)) * kh * kw,
+            in_place_scratch=int(geo.ring_pixels() * 4) if in_place else None,
+            geo=geo,
+            depth_mult=oc // c,
+            rq=rq,
+        )
+
+    def lower(self, op: Op, g: Graph, d: Depthwise, ctx: LowerCtx, choice: Choice) -> str:
+        # the kernel reads the re-laid-out weights only: the model's layout never reaches flash
+        blocks = ctx.array("weights", "int8_t", weight_blocks(np.asarray(inp(op, g, 1).data)))
+        fields = requant_fields(op, ctx, d.geo, d.rq, blocks)
+        fields.update(groups=1, col="0", depth_mult=d.depth_mult)
+        if choice.in_place:
+            fields.update(inplace=1, tmp=ctx.scratch(choice.scratch_bytes(d)))
+        return io_call("tc_dwconv_s8", op, ctx, ctx.params("tc_conv_params_t", fields))

@@ -1,0 +1,93 @@
+"""FULLY_CONNECTED (int8), as TFLM's fully_connected.cc computes it.
+
+Multipliers (``CalculateOpDataFullyConnected``): ``double(input_scale) * double(filter_scale) /
+double(output_scale)``, per output channel or once for per-tensor weights. TFLM's source reads as
+if the per-tensor product were taken in float (``GetQuantizedConvolutionMultipler``), but the
+installed TFLM agrees with the double product on inputs where the two differ
+(``test_fc_multiplier_rule`` finds such inputs). The input zero point is folded into the bias
+(``conv_common``). weights_format 0 only (shuffled weights are not supported), as TFLM's int8
+kernel. Kernel: ``tc_fc_s8`` (firmware/kernels/tc_fully_connected.c).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..ir import Graph, Op
+from ..quant.qmath import quantize_multiplier
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .common import fused_activation, inp, io_call, out
+from .conv_common import Requant, channel_multipliers, check_io, requant, weights
+
+
+def multipliers(op: Op, g: Graph) -> tuple[list[int], list[int]]:
+    """Per channel, or once per tensor (see the module doc)."""
+    x, w, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
+    if w.quant.per_channel:
+        return channel_multipliers(x.quant.s, w, o.quant.s, w.shape[0])
+    m, s = quantize_multiplier(float(x.quant.scale[0]) * float(w.quant.scale[0]) / o.quant.s)
+    return [m], [s]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FullyConnected(Prepared):
+    batches: int
+    depth: int
+    out_c: int
+    rq: Requant
+
+
+@register
+class FullyConnectedOp(Operator):
+    kinds = ("FULLY_CONNECTED",)
+
+    def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "activation": fused_activation(options),
+            "keep_num_dims": bool(options.get("keep_num_dims", False)),
+            "weights_format": options.get("weights_format", 0),
+        }
+
+    def prepare(self, op: Op, g: Graph) -> FullyConnected:
+        check_io(op, g)
+        if op.attrs.get("weights_format", 0) != 0:
+            raise fail(op, f"weights format {op.attrs.get('weights_format')} is not supported")
+        x, w, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
+        if len(w.shape) != 2:
+            raise fail(op, f"weights must be rank 2 [out_c, depth], got {list(w.shape)}")
+        oc, depth = w.shape
+        if not o.shape or o.shape[-1] != oc:
+            raise fail(op, f"output shape {list(o.shape)} does not end in {oc} channels")
+        batches = o.size // oc if oc else 0
+        if depth < 1 or x.size != batches * depth:
+            raise fail(
+                op, f"input of {x.size} values is not {batches} rows of the weights' depth {depth}"
+            )
+        if op.attrs.get("keep_num_dims") and tuple(o.shape[:-1]) != tuple(x.shape[:-1]):
+            raise fail(op, f"keep_num_dims output {list(o.shape)} does not match input {x.shape}")
+        weights(op, g, oc)
+        wsum = np.asarray(w.data, np.int64).sum(axis=1)
+        rq = requant(op, g, oc, wsum, *multipliers(op, g))
+        return FullyConnected(
+            macs=o.size * depth, batches=batches, depth=depth, out_c=oc, rq=rq
+        )
+
+    def lower(self, op: Op, g: Graph, d: FullyConnected, ctx: LowerCtx, choice: Choice) -> str:
+        fields = {
+            "batches": d.batches,
+            "depth": d.depth,
+            "out_c": d.out_c,
+            "out_offset": d.rq.out_offset,
+            "act_min": d.rq.act_min,
+            "act_max": d.rq.act_max,
+            "per_channel": int(d.rq.mult.size > 1),
+            "weights": ctx.ptr(op.inputs[1]),
+            "bias_eff": ctx.array("bias_eff", "int32_t", d.rq.bias_eff),
+            "mult": ctx.array("mult", "int32_t", d.rq.mult),
+            "shift": ctx.array("shift", "int32_t", d.rq.shift),
+        }
+        return io_call("tc_fc_s8", op, ctx, ctx.params("tc_fc_params_t", fields))

@@ -1,0 +1,51 @@
+"""MUL (int8, broadcasting), as TFLM's mul.cc computes it: the product of the offset inputs
+requantized by ``input1_scale * input2_scale / output_scale`` (``CalculateOpDataMul`` in
+mul_common.cc), clamped to the fused activation. Kernel: ``tc_mul_s8``
+(firmware/kernels/tc_elementwise.c). Runs in place over input 0 when sizes allow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..ir import Graph, Op
+from ..quant.qmath import quantize_multiplier
+from .base import Choice, LowerCtx, Operator, Prepared, register
+from .broadcast import binary_call, check_binary, shape_fields
+from .common import fused_activation, inp, out
+
+
+@dataclass(frozen=True, kw_only=True)
+class Mul(Prepared):
+    fields: tuple[tuple[str, int], ...]
+
+
+@register
+class MulOp(Operator):
+    kinds = ("MUL",)
+    elementwise = True
+
+    def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        return {"activation": fused_activation(options)}
+
+    def prepare(self, op: Op, g: Graph) -> Mul:
+        lo, hi = check_binary(op, g)
+        a, b, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
+        m, s = quantize_multiplier(a.quant.s * b.quant.s / o.quant.s)
+        fields = {
+            "in1_offset": -a.quant.zp,
+            "in2_offset": -b.quant.zp,
+            "out_multiplier": m,
+            "out_shift": s,
+            "out_offset": o.quant.zp,
+            "act_min": lo,
+            "act_max": hi,
+        }
+        return Mul(macs=o.size, fields=tuple(fields.items()))
+
+    def lower(self, op: Op, g: Graph, d: Mul, ctx: LowerCtx, choice: Choice) -> str:
+        fields = shape_fields(op, g, ctx)
+        fields.update(d.fields)
+        return binary_call("tc_mul_s8", op, ctx, ctx.params("tc_mul_params_t", fields))

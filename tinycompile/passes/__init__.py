@@ -1,1 +1,0 @@
-"""Graph passes: activation fusion bookkeeping, aliasing, compile-time requantization."""

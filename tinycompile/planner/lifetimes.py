@@ -1,0 +1,106 @@
+"""Buffer requests from a schedule: which tensors share a buffer, and when each buffer lives.
+
+A buffer lives from the step writing it to the last step reading it (graph inputs from step 0,
+graph outputs to the end); an op's inputs, outputs and scratch coexist at its step. Tensors
+share a buffer (cost nothing extra) when:
+
+- the op is an alias (reshape): its output is its input's bytes;
+- the op is elementwise (activations, ADD, MUL, ...) and its output is as large as input 0,
+  which dies at this step;
+- the planner chose the op's in-place variant (convolutions, see ``ops.Choice``) and input 0
+  dies here: the shared buffer grows to the larger tensor from this step on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import Graph, Op
+from .allocator import Buffer, align
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scheduled op as the planner sees it."""
+
+    op: Op
+    scratch: int  # arena scratch at this step, under the op's choice
+    alias: bool
+    elementwise: bool
+    in_place: bool  # the op's in-place variant was chosen
+    macs: int
+
+
+@dataclass
+class Lifetimes:
+    buffers: list[Buffer]
+    storage: dict[int, int]  # tensor id -> buffer id
+
+
+def last_uses(g: Graph, steps: list[Step]) -> dict[int, int]:
+    """Tensor id -> last step reading it (graph outputs: the last step)."""
+    last: dict[int, int] = {}
+    for s, st in enumerate(steps):
+        for tid in st.op.inputs:
+            if tid >= 0 and not g.t(tid).is_const:
+                last[tid] = s
+    for tid in g.outputs:
+        last[tid] = max(len(steps) - 1, 0)
+    return last
+
+
+def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
+    """Buffers (with sizes, first and last steps) for the activations and scratch of a
+    schedule."""
+    last_use = last_uses(g, steps)
+    buffers: list[Buffer] = []
+    storage: dict[int, int] = {}
+
+    def new_buffer(tid: int, first: int) -> None:
+        last = max(first, last_use.get(tid, first))
+        buffers.append(Buffer(len(buffers), align(g.t(tid).nbytes), first, last, [tid]))
+        storage[tid] = buffers[-1].id
+
+    def join(tid: int, bid: int, step: int) -> None:
+        b = buffers[bid]
+        b.tensors.append(tid)
+        b.last = max(b.last, last_use.get(tid, b.last))
+        size = align(g.t(tid).nbytes)
+        if size > b.nbytes:  # in place onto a smaller input: grow from this step on
+            if not b.grow:
+                b.grow.append((b.first, b.nbytes))
+            b.grow.append((step, size))
+            b.nbytes = size
+        storage[tid] = bid
+
+    def dies_here(b: Buffer, step: int) -> bool:
+        return all(last_use.get(t, -1) <= step and t not in g.outputs for t in b.tensors)
+
+    for tid in g.inputs:
+        new_buffer(tid, 0)
+    for s, st in enumerate(steps):
+        op = st.op
+        src = op.inputs[0] if op.inputs else -1
+        src_live = src >= 0 and src in storage
+        for k, tid in enumerate(op.outputs):
+            same = src_live and g.t(src).nbytes == g.t(tid).nbytes
+            if k == 0 and st.alias and same:
+                join(tid, storage[src], s)
+                continue
+            shares = (st.elementwise and same) or (st.in_place and src_live)
+            if k == 0 and shares and dies_here(buffers[storage[src]], s):
+                join(tid, storage[src], s)
+                continue
+            new_buffer(tid, s)
+        if st.scratch:
+            buffers.append(Buffer(len(buffers), align(st.scratch), s, s, [], scratch_of=op.index))
+    return Lifetimes(buffers, storage)
+
+
+def input_dies(g: Graph, steps: list[Step], lt: Lifetimes, step: int) -> bool:
+    """Whether input 0 of the op at ``step`` is read by no later step and is no graph output."""
+    src = steps[step].op.inputs[0]
+    if src not in lt.storage:
+        return False
+    b = lt.buffers[lt.storage[src]]
+    return b.last == step and not set(g.outputs).intersection(b.tensors)

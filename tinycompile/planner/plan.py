@@ -1,0 +1,145 @@
+"""The plan: a schedule, the planner's choices, the placed buffers and what they cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import Graph, validate
+from ..ops import DEFAULT_CHOICE, Choice, Lowering, PreparedOp, lower, prepare_graph
+from .allocator import Allocator, Buffer, default_allocator, live_bytes
+from .lifetimes import Step, lifetimes
+from .schedule import best_schedule
+
+
+@dataclass
+class LayerPlan:
+    step: int
+    op_index: int
+    kind: str
+    out_shape: tuple[int, ...]
+    macs: int
+    flash_bytes: int
+    live_bytes: int
+    scratch_bytes: int
+    alias: bool
+
+
+@dataclass
+class Plan:
+    graph: Graph
+    lowering: Lowering
+    order: list[int]  # positions into lowering.ops, in execution order
+    buffers: list[Buffer]
+    storage: dict[int, int]  # tensor id -> buffer id
+    layers: list[LayerPlan]
+    arena_bytes: int
+    peak_bytes: int
+    peak_step: int
+    choices: dict[int, Choice]  # op index -> the planner's choice (absent: the default)
+
+    @property
+    def flash_bytes(self) -> int:
+        return self.lowering.flash_bytes
+
+    def offset(self, tid: int) -> int:
+        return self.buffers[self.storage[tid]].offset
+
+    def peak_layers(self) -> list[LayerPlan]:
+        """The layers whose step reaches the peak of live bytes."""
+        return [la for la in self.layers if la.live_bytes == self.peak_bytes]
+
+    def in_place(self, op_index: int) -> bool:
+        """Whether the planner runs op ``op_index``'s in-place variant."""
+        return self.choices.get(op_index, DEFAULT_CHOICE).in_place
+
+
+@dataclass
+class Layout:
+    """A schedule placed under given choices (what the policy compares)."""
+
+    order: list[int]
+    steps: list[Step]  # in execution order
+    buffers: list[Buffer]
+    storage: dict[int, int]
+    live: list[int]
+    arena_bytes: int
+
+    @property
+    def peak_bytes(self) -> int:
+        return max(self.live) if self.live else 0
+
+
+def steps_of(prepared: list[PreparedOp], choices: dict[int, Choice]) -> list[Step]:
+    """The planner's view of each prepared op (model order) under ``choices``."""
+    out = []
+    for p in prepared:
+        c = choices.get(p.op.index, DEFAULT_CHOICE)
+        out.append(
+            Step(p.op, c.scratch_bytes(p.data), p.unit.alias, p.unit.elementwise, c.in_place,
+                 p.data.macs)
+        )
+    return out
+
+
+def place(
+    g: Graph, steps: list[Step], order: list[int], allocator: Allocator | None = None
+) -> Layout:
+    """Lifetimes of ``steps`` run in ``order``, placed by ``allocator``."""
+    run = [steps[i] for i in order]
+    lt = lifetimes(g, run)
+    live = live_bytes(lt.buffers, len(run))
+    arena = (allocator or default_allocator()).place(lt.buffers)
+    return Layout(order, run, lt.buffers, lt.storage, live, arena)
+
+
+def layout(
+    g: Graph, prepared: list[PreparedOp], choices: dict[int, Choice], *, reorder: bool = True
+) -> Layout:
+    """The best schedule under ``choices``, placed."""
+    steps = steps_of(prepared, choices)
+    order = list(range(len(steps)))
+    if reorder:
+        ops = [p.op for p in prepared]
+        order = best_schedule(g, ops, lambda o: place(g, steps, o).arena_bytes)
+    return place(g, steps, order)
+
+
+def plan(
+    g: Graph,
+    *,
+    reorder: bool = True,
+    choices: dict[int, Choice] | None = None,
+    search: bool = True,
+) -> Plan:
+    """Validate, prepare, schedule, choose and place; then lower every op once under the choices.
+
+    ``choices`` forces choices for some ops (tests, tools); with ``search`` the policy then
+    looks for in-place and scratch choices that shrink the arena (``policy``)."""
+    from .policy import choose
+
+    validate(g)
+    prepared = prepare_graph(g)
+    chosen = dict(choices or {})
+    lay = layout(g, prepared, chosen, reorder=reorder)
+    if search:
+        lay, chosen = choose(g, prepared, chosen, lay, reorder=reorder)
+    return finish(g, prepared, chosen, lay)
+
+
+def finish(
+    g: Graph, prepared: list[PreparedOp], choices: dict[int, Choice], lay: Layout
+) -> Plan:
+    """Lower under ``choices`` and describe the placed layout per layer."""
+    low = lower(g, prepared, choices)
+    layers = []
+    for s, (i, st) in enumerate(zip(lay.order, lay.steps, strict=True)):
+        lo = low.ops[i]
+        layers.append(
+            LayerPlan(s, st.op.index, st.op.kind, g.t(st.op.outputs[0]).shape, st.macs,
+                      lo.flash_bytes, lay.live[s], lo.scratch_bytes, st.alias)
+        )
+    peak = lay.peak_bytes
+    peak_step = lay.live.index(peak) if lay.live else 0
+    kept = {k: v for k, v in choices.items() if v != DEFAULT_CHOICE}
+    return Plan(g, low, lay.order, lay.buffers, lay.storage, layers, lay.arena_bytes, peak,
+                peak_step, kept)
