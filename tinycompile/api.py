@@ -415,22 +415,9 @@ class BoardBuild:
 
 def _fail_if_too_big(p: Plan, board: str) -> None:
     """Refuse before compiling when the plan alone exceeds the board, naming the peak layers."""
-    from .errors import DoesNotFit
-    from .fit import check_fit
+    from .fit import check_fit, raise_if_too_big
 
-    v = check_fit(p, board)
-    if not v.fits:
-        parts = []
-        if not v.fits_sram:
-            parts.append(
-                f"SRAM needs {v.sram_need:,} B (arena {v.arena:,} + stack {v.stack:,}"
-                f" + runtime) of {v.sram_total:,}; peak set by {v.peak_text}"
-            )
-        if not v.fits_flash:
-            parts.append(f"flash needs ~{v.flash_need:,} B of {v.flash_total:,}")
-        raise DoesNotFit(
-            f"does not fit board {v.board.name}: " + "; ".join(parts), source=p.graph.source or None
-        )
+    raise_if_too_big(check_fit(p, board), source=p.graph.source or None)
 
 
 def build_board(

@@ -16,9 +16,10 @@ import numpy as np
 
 from . import api
 from .errors import CompileError, DoesNotFit
+from .paths import EXAMPLE_MODEL
 from .report import plan_dict, plan_table
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "digits.tflite"
+EXAMPLE = EXAMPLE_MODEL
 DEFAULT_BOARD = "stm32f746"
 
 

@@ -37,10 +37,10 @@ import jinja2
 
 from .boards import EMULATOR_MACHINES, Board, get_board
 from .errors import CompileError, DoesNotFit, ToolchainError
+from .paths import FIRMWARE_DIR
+from .paths import TEMPLATES_DIR as _TEMPLATES
 
-REPO = Path(__file__).resolve().parent.parent
-FIRMWARE_DIR = REPO / "firmware"
-TEMPLATES_DIR = REPO / "templates" / "board"
+TEMPLATES_DIR = _TEMPLATES / "board"
 
 VARIANTS = ("board", "emulator")
 # Emulator-only room beyond the board's budgets (newlib stdio + semihosting code, their data and

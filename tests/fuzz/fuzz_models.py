@@ -32,7 +32,7 @@ import time
 import tomllib
 import traceback
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -300,7 +300,7 @@ def run_board_case(path: str) -> dict[str, Any]:
     """Read one board file and use it the way the CLI does: list it, check a fit, render its
     linker scripts, header and Makefile."""
     from tinycompile import fit
-    from tinycompile.boards import check_fit, load_board_file
+    from tinycompile.boards import load_board_file
     from tinycompile.errors import CompileError
     from tinycompile.firmware_build import render_board_files
 
@@ -314,8 +314,10 @@ def run_board_case(path: str) -> dict[str, Any]:
         verdict.text()
         json.dumps(verdict.as_dict())
         for arena, flash in ((1000, 1000), (1 << 31, 0), (0, 1 << 40)):
+            v = replace(verdict, arena=arena, sram_need=arena + verdict.stack, weights=flash,
+                        flash_need=flash)
             try:
-                check_fit(board, arena_bytes=arena, flash_bytes=flash, source="m.tflite")
+                fit.raise_if_too_big(v, source="m.tflite")
             except CompileError as e:  # DoesNotFit
                 bad = _check_message(e, "m.tflite")
                 if bad:
