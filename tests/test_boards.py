@@ -12,8 +12,8 @@ from conftest import MODELS, ROOT
 
 from tinycompile import api, boards
 from tinycompile.boards import get_board, list_boards, load_board_file
+from tinycompile.build import rp2040_boot2_crc32
 from tinycompile.errors import CompileError, DoesNotFit
-from tinycompile.firmware_build import rp2040_boot2_crc32
 from tinycompile.fit import check_fit, raise_if_too_big
 
 HARDWARE_BOARDS = {"stm32f746", "stm32f407", "samd21", "nrf52840", "rp2040", "stm32h743"}

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from tinycompile.boards import get_board, list_boards
+from tinycompile.build import build_firmware, write_testvec
 from tinycompile.emulate import (
     parse_board_report,
     run_board_firmware,
@@ -25,7 +26,6 @@ from tinycompile.emulate import (
     ticks_to_instructions,
 )
 from tinycompile.errors import CompileError, DoesNotFit, RunError, ToolchainError
-from tinycompile.firmware_build import build_firmware, write_testvec
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "tests" / "fixtures" / "board_model"

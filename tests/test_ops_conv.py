@@ -291,8 +291,8 @@ QEMU_CASES = [
 def test_matches_tflm_on_cortex_m(board: str, name: str, tmp_path: Path) -> None:
     """The Cortex-M4 build uses the SXTB16/SMLAD fast paths and the Cortex-M0+ build the
     ARMv6-M loops, neither of which the host build compiles: run both in QEMU, every layer."""
+    from tinycompile.build import build_firmware
     from tinycompile.emulate import run_emulator
-    from tinycompile.firmware_build import build_firmware
 
     path = OPS_DIR / f"{name}.tflite"
     p = api.plan(path)

@@ -262,7 +262,7 @@ def run_host(
     timeout_s: float = 120.0,
 ) -> RunResult:
     """Build the project for the host, run it on ``inputs`` and read back its results."""
-    from .toolchain import build_host
+    from .build import build_host
 
     exe = build_host(
         project, debug_layers=debug_layers, name="tc_host_debug" if debug_layers else "tc_host"
@@ -431,8 +431,8 @@ def build_board(
     test_inputs: list[np.ndarray] | None = None,
 ) -> BoardBuild:
     """Generate the project and cross-compile it for ``board`` (or its emulator variant)."""
+    from .build import build_firmware
     from .errors import DoesNotFit
-    from .firmware_build import build_firmware
     from .fit import peak_description
 
     _fail_if_too_big(p, board)
@@ -465,8 +465,8 @@ def run_board(
     timeout_s: float = 600.0,
 ) -> RunResult:
     """Build the emulator variant for ``board`` and run it in QEMU (with per-layer ticks)."""
+    from .build import build_firmware
     from .emulate import run_emulator
-    from .firmware_build import build_firmware
 
     _fail_if_too_big(p, board)
     fw = build_firmware(project, board, variant="emulator", debug_layers=debug_layers, profile=True)

@@ -127,7 +127,7 @@ def cmd_build(a: argparse.Namespace) -> int:
     p = api.plan(model)
     if a.board == "host":
         project = api.generate(p, out)
-        from .toolchain import build_host
+        from .build import build_host
 
         exe = build_host(project)
         print(f"{project}: host build {exe.relative_to(project)}")

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .boards import EMULATOR_MACHINES, Board, get_board
+from .build import FirmwareBuild
 from .errors import CompileError, RunError, ToolchainError
-from .firmware_build import FirmwareBuild
 
 QEMU = "qemu-system-arm"
 ICOUNT_SHIFT = 7

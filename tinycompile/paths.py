@@ -11,6 +11,7 @@ from pathlib import Path
 
 REPO: Path = Path(__file__).resolve().parent.parent
 TEMPLATES_DIR: Path = REPO / "templates"
+BOARD_TEMPLATES_DIR: Path = TEMPLATES_DIR / "board"
 FIRMWARE_DIR: Path = REPO / "firmware"
 BOARDS_DIR: Path = REPO / "boards"
 EXAMPLES_DIR: Path = REPO / "examples"
