@@ -18,14 +18,14 @@ import pytest
 
 from tinycompile.boards import get_board, list_boards
 from tinycompile.build import build_firmware, write_testvec
-from tinycompile.emulate import (
+from tinycompile.errors import CompileError, DoesNotFit, RunError, ToolchainError
+from tinycompile.run.emulator import (
     parse_board_report,
     run_board_firmware,
     run_emulator,
     ticks_per_instruction,
     ticks_to_instructions,
 )
-from tinycompile.errors import CompileError, DoesNotFit, RunError, ToolchainError
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "tests" / "fixtures" / "board_model"

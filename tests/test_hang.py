@@ -17,8 +17,8 @@ from conftest import MODELS
 
 from tinycompile import api
 from tinycompile.build import FirmwareBuild, build_firmware, find_toolchain
-from tinycompile.emulate import run_board_firmware, run_emulator
 from tinycompile.errors import RunError
+from tinycompile.run.emulator import run_board_firmware, run_emulator
 
 pytestmark = pytest.mark.qemu
 

@@ -24,7 +24,7 @@ from tinycompile.passes.lower import lower
 from tinycompile.passes.validate import validate
 from tinycompile.planner import Plan
 from tinycompile.planner import plan as make_plan
-from tinycompile.reference import run_tflm
+from tinycompile.run.reference import run_tflm
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "tests" / "models"

@@ -19,7 +19,6 @@ from .errors import CompileError, DoesNotFit
 from .paths import EXAMPLE_MODEL
 from .report import plan_dict, plan_table
 
-EXAMPLE = EXAMPLE_MODEL
 DEFAULT_BOARD = "stm32f746"
 
 
@@ -122,7 +121,7 @@ def cmd_boards(a: argparse.Namespace) -> int:
 
 
 def cmd_build(a: argparse.Namespace) -> int:
-    model = a.model or str(EXAMPLE)
+    model = a.model or str(EXAMPLE_MODEL)
     out = Path(a.output or f"build/{Path(model).stem}-{Path(a.board).stem}")
     p = api.plan(model)
     if a.board == "host":
@@ -139,7 +138,7 @@ def cmd_build(a: argparse.Namespace) -> int:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    model = a.model or str(EXAMPLE)
+    model = a.model or str(EXAMPLE_MODEL)
     if a.board != "host" and not a.emulator:
         raise CompileError(f"board '{a.board}': runs need --emulator (QEMU), or use --board host")
     g = api.plan(model).graph
