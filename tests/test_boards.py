@@ -8,11 +8,13 @@ import zlib
 from pathlib import Path
 
 import pytest
+from conftest import MODELS, ROOT
 
-from tinycompile import boards
-from tinycompile.boards import check_fit, get_board, list_boards, load_board_file
+from tinycompile import api, boards
+from tinycompile.boards import get_board, list_boards, load_board_file
+from tinycompile.build import rp2040_boot2_crc32
 from tinycompile.errors import CompileError, DoesNotFit
-from tinycompile.firmware_build import rp2040_boot2_crc32
+from tinycompile.fit import check_fit, raise_if_too_big
 
 HARDWARE_BOARDS = {"stm32f746", "stm32f407", "samd21", "nrf52840", "rp2040", "stm32h743"}
 EMULATOR_BOARDS = {"qemu-m3", "qemu-m4", "qemu-m7"}
@@ -164,14 +166,27 @@ def test_malformed_board_in_env_dir_is_reported(tmp_path: Path,
         get_board("broken")
 
 
-def test_check_fit() -> None:
-    zero = get_board("samd21")
-    check_fit(zero, arena_bytes=20_000, flash_bytes=100_000)
-    with pytest.raises(DoesNotFit, match="SRAM: arena 40000"):
-        check_fit(zero, arena_bytes=40_000, flash_bytes=1000, source="m.tflite")
-    with pytest.raises(DoesNotFit, match="flash: 300000 bytes"):
-        check_fit(zero, arena_bytes=1000, flash_bytes=300_000)
-    check_fit(get_board("host"), arena_bytes=1 << 30, flash_bytes=1 << 30)
+def test_check_fit(tmp_path: Path) -> None:
+    """Arena + stack + runtime against SRAM, weights + code against flash; host fits anything."""
+    small = api.plan(ROOT / "examples" / "digits.tflite")
+    big = api.plan(MODELS / "ic_resnet8.tflite")  # about 33 KB of arena, 81 KB of weights
+    zero = get_board("samd21")  # 32 KB SRAM, 256 KB flash
+    v = check_fit(small, zero)
+    assert v.fits and v.sram_need == small.arena_bytes + zero.stack_bytes + 512
+    raise_if_too_big(v)
+    v = check_fit(big, zero)
+    assert not v.fits and not v.fits_sram and v.fits_flash
+    with pytest.raises(DoesNotFit, match=rf"^m\.tflite: does not fit board samd21: SRAM needs "
+                       rf"[\d,]+ B \(arena {big.arena_bytes:,} \+ stack 2,048") as info:
+        raise_if_too_big(v, source="m.tflite")
+    assert "peak set by op #" in str(info.value) and "flash" not in str(info.value)
+    (tmp_path / "tiny.toml").write_text(GOOD.format(name="tiny").replace("0x40000", "0x8000"))
+    v = check_fit(big, tmp_path / "tiny.toml")  # 64 KB SRAM, 32 KB flash
+    assert v.fits_sram and not v.fits_flash
+    with pytest.raises(DoesNotFit, match=rf"does not fit board tiny: flash needs "
+                       rf"~{big.flash_bytes + 16 * 1024:,} B of 32,768$"):
+        raise_if_too_big(v)
+    assert check_fit(big, "host").fits
 
 
 def _reflect(value: int, bits: int) -> int:

@@ -63,7 +63,7 @@ def test_run_host_writes_outputs(tmp_path: Path) -> None:
     assert d["mismatches"] == 0 and d["max_abs_diff"] == 0 and d["samples"] == len(x)
     y = np.load(tmp_path / "y.npy")
     assert y.shape[0] == len(x) and y.dtype == np.int8
-    from tinycompile.reference import run_tflm
+    from tinycompile.run.reference import run_tflm
 
     assert np.array_equal(y, run_tflm(model, [x]).outputs[0])
 
@@ -71,15 +71,16 @@ def test_run_host_writes_outputs(tmp_path: Path) -> None:
 def test_run_reports_mismatch_with_exit_1(tmp_path: Path, monkeypatch) -> None:
     """A wrong kernel result must be caught: corrupt one output byte in the runner's results."""
     from tinycompile import api
+    from tinycompile.run import host
 
-    real = api.unpack_outputs
+    real = host.unpack_outputs
 
     def corrupt(*a, **k):
         r = real(*a, **k)
         r.outputs[0].reshape(-1)[3] ^= 1
         return r
 
-    monkeypatch.setattr(api, "unpack_outputs", corrupt)
+    monkeypatch.setattr(host, "unpack_outputs", corrupt)
     rep = api.compare(ROOT / "examples" / "digits.tflite", n=4, layers=False)
     assert not rep.ok and rep.output_mismatches == 1 and rep.max_abs_diff == 1
 

@@ -17,15 +17,15 @@ import numpy as np
 import pytest
 
 from tinycompile.boards import get_board, list_boards
-from tinycompile.emulate import (
+from tinycompile.build import build_firmware, write_testvec
+from tinycompile.errors import CompileError, DoesNotFit, RunError, ToolchainError
+from tinycompile.run.emulator import (
     parse_board_report,
     run_board_firmware,
     run_emulator,
     ticks_per_instruction,
     ticks_to_instructions,
 )
-from tinycompile.errors import CompileError, DoesNotFit, RunError, ToolchainError
-from tinycompile.firmware_build import build_firmware, write_testvec
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "tests" / "fixtures" / "board_model"

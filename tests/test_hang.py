@@ -16,9 +16,9 @@ import pytest
 from conftest import MODELS
 
 from tinycompile import api
-from tinycompile.emulate import run_board_firmware, run_emulator
+from tinycompile.build import FirmwareBuild, build_firmware, find_toolchain
 from tinycompile.errors import RunError
-from tinycompile.firmware_build import FirmwareBuild, build_firmware, find_toolchain
+from tinycompile.run.emulator import run_board_firmware, run_emulator
 
 pytestmark = pytest.mark.qemu
 

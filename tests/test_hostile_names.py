@@ -22,7 +22,7 @@ import pytest
 from conftest import ROOT
 
 from tinycompile import api
-from tinycompile.toolchain import HOST_CFLAGS, host_cc
+from tinycompile.build import HOST_CFLAGS, host_cc
 
 MODEL = ROOT / "examples" / "digits.tflite"
 HOSTILE = [

@@ -23,7 +23,7 @@ from tinycompile.ir import Graph, Op
 from tinycompile.ops import Choice, lower, prepare_graph
 from tinycompile.planner import Plan
 from tinycompile.planner import plan as make_plan
-from tinycompile.reference import run_tflm
+from tinycompile.run.reference import run_tflm
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "tests" / "models"

@@ -26,7 +26,7 @@ from tinycompile.frontend import load_model
 from tinycompile.ir import Graph, Op, Quant, Tensor
 from tinycompile.ops import OPS, decode
 from tinycompile.ops import tables as A
-from tinycompile.reference import run_tflm
+from tinycompile.run.reference import run_tflm
 
 OPS_DIR = MODELS / "ops"
 UNARY = sorted(p for p in OPS_DIR.glob("act_*.tflite") if p.stem != "act_chain")

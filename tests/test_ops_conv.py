@@ -19,7 +19,7 @@ from tinycompile.errors import CompileError
 from tinycompile.frontend.tflite import read_tflite
 from tinycompile.ir import Graph
 from tinycompile.ops import decode, lower
-from tinycompile.reference import run_tflm
+from tinycompile.run.reference import run_tflm
 
 ROOT = Path(__file__).resolve().parent.parent
 OPS_DIR = ROOT / "tests" / "models" / "ops"
@@ -293,8 +293,8 @@ QEMU_CASES = [
 def test_matches_tflm_on_cortex_m(board: str, name: str, tmp_path: Path) -> None:
     """The Cortex-M4 build uses the SXTB16/SMLAD fast paths and the Cortex-M0+ build the
     ARMv6-M loops, neither of which the host build compiles: run both in QEMU, every layer."""
-    from tinycompile.emulate import run_emulator
-    from tinycompile.firmware_build import build_firmware
+    from tinycompile.build import build_firmware
+    from tinycompile.run.emulator import run_emulator
 
     path = OPS_DIR / f"{name}.tflite"
     p = api.plan(path)

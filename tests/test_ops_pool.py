@@ -18,7 +18,7 @@ from tinycompile.errors import CompileError
 from tinycompile.frontend.tflite import read_tflite
 from tinycompile.ir import Graph
 from tinycompile.ops import decode, lower
-from tinycompile.reference import run_tflm
+from tinycompile.run.reference import run_tflm
 
 ROOT = Path(__file__).resolve().parent.parent
 OPS_DIR = ROOT / "tests" / "models" / "ops"

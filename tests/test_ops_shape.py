@@ -80,7 +80,7 @@ def test_chain_runs_in_place() -> None:
 
 def test_concat_requantization_refused() -> None:
     """Inputs quantized unlike the output: TFLM refuses the model, and so does the compiler."""
-    from tinycompile.reference import run_tflm
+    from tinycompile.run.reference import run_tflm
 
     path = OPS_DIR / "concat_qdiff.tflite"
     g = _graph(path)

@@ -19,8 +19,8 @@ from conftest import MODELS, ROOT
 
 import tinycompile.codegen as codegen
 from tinycompile import api
+from tinycompile.build import build_host
 from tinycompile.errors import CompileError
-from tinycompile.toolchain import build_host
 
 DIGITS = ROOT / "examples" / "digits.tflite"
 BRANCHY = MODELS / "ic_resnet8.tflite"  # residual branches: the schedule is a real choice

@@ -18,7 +18,7 @@ from conftest import ROOT, whole_models
 
 from tinycompile import api
 from tinycompile.frontend import load_model
-from tinycompile.reference import run_tflm
+from tinycompile.run.reference import run_tflm
 
 pytest.importorskip("tflite_micro")
 

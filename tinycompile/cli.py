@@ -16,9 +16,9 @@ import numpy as np
 
 from . import api
 from .errors import CompileError, DoesNotFit
+from .paths import EXAMPLE_MODEL
 from .report import plan_dict, plan_table
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "digits.tflite"
 DEFAULT_BOARD = "stm32f746"
 
 
@@ -121,12 +121,12 @@ def cmd_boards(a: argparse.Namespace) -> int:
 
 
 def cmd_build(a: argparse.Namespace) -> int:
-    model = a.model or str(EXAMPLE)
+    model = a.model or str(EXAMPLE_MODEL)
     out = Path(a.output or f"build/{Path(model).stem}-{Path(a.board).stem}")
     p = api.plan(model)
     if a.board == "host":
         project = api.generate(p, out)
-        from .toolchain import build_host
+        from .build import build_host
 
         exe = build_host(project)
         print(f"{project}: host build {exe.relative_to(project)}")
@@ -138,7 +138,7 @@ def cmd_build(a: argparse.Namespace) -> int:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    model = a.model or str(EXAMPLE)
+    model = a.model or str(EXAMPLE_MODEL)
     if a.board != "host" and not a.emulator:
         raise CompileError(f"board '{a.board}': runs need --emulator (QEMU), or use --board host")
     g = api.plan(model).graph

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .boards import Board, get_board
+from .errors import DoesNotFit
 from .planner import Plan
 
 RUNTIME_SRAM_ALLOWANCE = 512  # .data/.bss of the runtime and board I/O
@@ -18,6 +19,8 @@ CODE_FLASH_ALLOWANCE = 16 * 1024  # kernels, startup, board I/O at -O2
 
 @dataclass
 class Verdict:
+    """A plan's SRAM and flash needs against one board (bytes), with the peak that sets SRAM."""
+
     board: Board
     arena: int
     stack: int
@@ -85,6 +88,7 @@ class Verdict:
 
 
 def peak_description(p: Plan) -> str:
+    """The layers setting the SRAM peak and the live bytes there, for messages."""
     layers = p.peak_layers()
     names = ", ".join(f"op #{la.op_index} {la.kind} (step {la.step})" for la in layers[:4])
     more = f" and {len(layers) - 4} more" if len(layers) > 4 else ""
@@ -92,6 +96,7 @@ def peak_description(p: Plan) -> str:
 
 
 def check_fit(p: Plan, board: str | Board) -> Verdict:
+    """The verdict of plan `p` on `board` (the `host` board fits everything)."""
     b = get_board(board)
     if b.is_host:
         sram_total = flash_total = 1 << 62
@@ -110,3 +115,18 @@ def check_fit(p: Plan, board: str | Board) -> Verdict:
         peak_text=peak_description(p),
         peak_layers=sorted({la.op_index for la in p.peak_layers()}),
     )
+
+
+def raise_if_too_big(v: Verdict, source: str | None = None) -> None:
+    """Raise DoesNotFit naming the overflow and the peak layers when `v` does not fit."""
+    if v.fits:
+        return
+    parts = []
+    if not v.fits_sram:
+        parts.append(
+            f"SRAM needs {v.sram_need:,} B (arena {v.arena:,} + stack {v.stack:,}"
+            f" + runtime) of {v.sram_total:,}; peak set by {v.peak_text}"
+        )
+    if not v.fits_flash:
+        parts.append(f"flash needs ~{v.flash_need:,} B of {v.flash_total:,}")
+    raise DoesNotFit(f"does not fit board {v.board.name}: " + "; ".join(parts), source=source)

@@ -32,7 +32,7 @@ import time
 import tomllib
 import traceback
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +123,7 @@ _KERNEL_CACHE: dict[str, list[str]] = {}
 
 def _kernel_objects(kernels: list[Path], inc: list[str]) -> list[str]:
     """The model-independent kernels, compiled once per worker (keyed by their contents)."""
-    from tinycompile.toolchain import host_cc
+    from tinycompile.build import host_cc
 
     h = hashlib.sha1()
     for k in kernels:
@@ -165,7 +165,7 @@ def build_and_run(p: Any, seed: int) -> str | None:
     """Generate the project, build it for the host with ASan and UBSan, run it on two random
     inputs; returns what went wrong, or None. Skipped (None) for plans too big to run quickly."""
     from tinycompile import api
-    from tinycompile.toolchain import host_cc, runtime_sources
+    from tinycompile.build import host_cc, runtime_sources
 
     if p.arena_bytes > BUILD_MAX_ARENA or sum(la.macs for la in p.layers) > BUILD_MAX_MACS:
         return None
@@ -260,7 +260,7 @@ def _digits_plan() -> Any:
 
 def _board_project() -> Path:
     """A scratch project (model stub + runtime link) for rendering one board's files."""
-    from tinycompile.firmware_build import FIRMWARE_DIR
+    from tinycompile.paths import FIRMWARE_DIR
 
     if not _BOARD_RUNTIME:
         _BOARD_RUNTIME.append(Path(tempfile.mkdtemp(prefix="tc_fuzz_rt_")))
@@ -300,9 +300,9 @@ def run_board_case(path: str) -> dict[str, Any]:
     """Read one board file and use it the way the CLI does: list it, check a fit, render its
     linker scripts, header and Makefile."""
     from tinycompile import fit
-    from tinycompile.boards import check_fit, load_board_file
+    from tinycompile.boards import load_board_file
+    from tinycompile.build import render_board_files
     from tinycompile.errors import CompileError
-    from tinycompile.firmware_build import render_board_files
 
     proj = None
     try:
@@ -314,8 +314,10 @@ def run_board_case(path: str) -> dict[str, Any]:
         verdict.text()
         json.dumps(verdict.as_dict())
         for arena, flash in ((1000, 1000), (1 << 31, 0), (0, 1 << 40)):
+            v = replace(verdict, arena=arena, sram_need=arena + verdict.stack, weights=flash,
+                        flash_need=flash)
             try:
-                check_fit(board, arena_bytes=arena, flash_bytes=flash, source="m.tflite")
+                fit.raise_if_too_big(v, source="m.tflite")
             except CompileError as e:  # DoesNotFit
                 bad = _check_message(e, "m.tflite")
                 if bad:

@@ -264,7 +264,7 @@ def quantize_input(x: np.ndarray, model_path: Path) -> np.ndarray:
 
 def gen_digits(n_saved: int = 20) -> Path:
     """examples/digits.tflite trained 30 epochs on the digits, plus the saved test samples."""
-    from tinycompile.reference import run_tflm
+    from tinycompile.run.reference import run_tflm
 
     _seed(SEED + 4)
     _, keras = _keras()
@@ -312,7 +312,7 @@ GENERATORS: dict[str, Callable[[], Path]] = {
 def diagnose(path: Path, n: int = 20, seed: int = 0) -> None:
     """Print op list, size, and per-op saturation on normal(0, 1) quantized inputs (TFLM)."""
     from tinycompile.frontend import load_model
-    from tinycompile.reference import run_tflm
+    from tinycompile.run.reference import run_tflm
 
     g = load_model(path)
     params = sum(t.size for t in g.tensors if t.is_const)

@@ -19,11 +19,10 @@ import numpy as np
 from ..errors import CompileError
 from ..ir import Graph
 from ..ops import ConstArray
+from ..paths import FIRMWARE_DIR as FIRMWARE
+from ..paths import TEMPLATES_DIR as TEMPLATES
 from ..planner import Plan
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-TEMPLATES = ROOT / "templates"
-FIRMWARE = ROOT / "firmware"
 DTYPE_CODES = {"int8": 1, "uint8": 2, "int16": 3, "int32": 4, "float32": 5}
 _SAFE = re.compile(r"[^A-Za-z0-9_.:;,=+\- ()\[\]]")
 

@@ -2,11 +2,11 @@
 const data, following the planner's choices.
 
 ``prepare_graph`` (on a validated graph) decodes options, folds constant aliases and prepares
-every live op (the first op that cannot be handled raises a CompileError naming it). ``lower`` runs the units' lowerings
-with the planner's ``Choice`` per op. Tensor pointers in the statements are symbolic
-(``TC_T<id>`` macros for activations, array symbols for constants): the code generator defines
-the macros from the plan's offsets, so the flash figures the plan reports are the very arrays the
-code generator emits.
+every live op (the first op that cannot be handled raises a CompileError naming it). ``lower``
+runs the units' lowerings with the planner's ``Choice`` per op. Tensor pointers in the
+statements are symbolic (``TC_T<id>`` macros for activations, array symbols for constants): the
+code generator defines the macros from the plan's offsets, so the flash figures the plan reports
+are the very arrays the code generator emits.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Reference runs: TensorFlow Lite Micro's interpreter (the truth) and LiteRT (second opinion).
+"""Reference runs: TensorFlow Lite Micro's interpreter, the truth comparisons check against.
 
-Both are imported lazily: the compiler itself does not need them, only ``run`` comparisons and
-the tests do.
+It is imported lazily: the compiler itself does not need it, only ``run`` comparisons and the
+tests do.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import numpy as np
 
 @dataclass
 class ReferenceResult:
+    """TFLM's outputs for a batch and, when asked, intermediate tensors per sample."""
+
     outputs: list[np.ndarray]  # one array per graph output, batch along axis 0
     tensors: list[dict[int, np.ndarray]] = field(default_factory=list)  # per sample: id -> value
 
@@ -64,24 +66,3 @@ def _count_outputs(interp) -> int:
         n += 1
         if n > 64:
             return n
-
-
-def run_litert(model: str | Path, inputs: list[np.ndarray], *, reference_kernels: bool = True):
-    """Run LiteRT (ai-edge-litert) on a batch; returns one array per output."""
-    from ai_edge_litert import interpreter as litert
-
-    kw = {}
-    if reference_kernels:
-        kw["experimental_op_resolver_type"] = litert.OpResolverType.BUILTIN_REF
-    interp = litert.Interpreter(model_path=str(model), **kw)
-    interp.allocate_tensors()
-    ins = interp.get_input_details()
-    outs_d = interp.get_output_details()
-    results: list[list[np.ndarray]] = [[] for _ in outs_d]
-    for s in range(inputs[0].shape[0]):
-        for d, x in zip(ins, inputs, strict=True):
-            interp.set_tensor(d["index"], x[s : s + 1])
-        interp.invoke()
-        for j, d in enumerate(outs_d):
-            results[j].append(np.array(interp.get_tensor(d["index"])))
-    return [np.concatenate(r, axis=0) for r in results]

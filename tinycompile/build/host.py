@@ -1,4 +1,4 @@
-"""Host C builds (the cross builds for boards live in firmware_build.py).
+"""Host C builds (the cross builds for boards live in firmware.py).
 
 The host build compiles the same kernel sources as the firmware with the machine's C compiler,
 which makes bit-exact testing fast. It is reproducible: no absolute paths or timestamps enter
@@ -12,12 +12,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .errors import ToolchainError
+from ..errors import ToolchainError
 
 HOST_CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
 
 
 def host_cc() -> str:
+    """The host C compiler ($CC, default cc); ToolchainError when it is missing."""
     cc = os.environ.get("CC", "cc")
     if shutil.which(cc) is None:
         raise ToolchainError(f"host C compiler '{cc}' not found: install gcc (apt-get install gcc)")
@@ -25,6 +26,7 @@ def host_cc() -> str:
 
 
 def runtime_sources(project: Path) -> list[Path]:
+    """The project's kernel sources and the file runner (the host main comes apart)."""
     rt = project / "runtime"
     return sorted((rt / "kernels").glob("*.c")) + [rt / "runtime" / "tc_runner.c"]
 

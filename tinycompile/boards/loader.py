@@ -1,4 +1,4 @@
-"""Board descriptions: one TOML file per board, loaded and validated into a `Board`.
+"""Board files: one TOML file per board, loaded and validated into a `Board`; lookup by name.
 
 Built-in boards live in the repository's ``boards/`` folder. Users add boards by dropping a
 ``NAME.toml`` file into a folder named by the ``TINYCOMPILE_BOARDS_DIR`` environment variable
@@ -53,35 +53,26 @@ import os
 import re
 import tomllib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import CompileError, DoesNotFit
+from ..errors import CompileError
+from ..paths import BOARDS_DIR
+from .spec import (
+    CORE_FPUS,
+    EMULATOR_MACHINES,
+    HOST,
+    Board,
+    EmulatorSpec,
+    FlashSpec,
+    MemRegion,
+    UartSpec,
+)
 
-BUILTIN_BOARDS_DIR = Path(__file__).resolve().parent.parent / "boards"
+BUILTIN_BOARDS_DIR = BOARDS_DIR
 ENV_VAR = "TINYCOMPILE_BOARDS_DIR"
-
-CORE_FPUS: dict[str, tuple[str, ...]] = {
-    "cortex-m0plus": ("none",),
-    "cortex-m3": ("none",),
-    "cortex-m4": ("none", "fpv4-sp-d16"),
-    "cortex-m7": ("none", "fpv5-sp-d16", "fpv5-d16"),
-}
 TIMERS = ("dwt", "systick")
 BOOT2_KINDS = ("rp2040-03h",)
-
-# QEMU machines this project knows how to drive: CPU, SysTick clock (cpuclk) and memory map.
-EMULATOR_MACHINES: dict[str, dict[str, Any]] = {
-    "mps2-an385": {"cpu": "cortex-m3", "systick_hz": 25_000_000,
-                   "code": (0x0, 0x400000), "ram": (0x20000000, 0x400000)},
-    "mps2-an386": {"cpu": "cortex-m4", "systick_hz": 25_000_000,
-                   "code": (0x0, 0x400000), "ram": (0x20000000, 0x400000)},
-    "mps2-an500": {"cpu": "cortex-m7", "systick_hz": 25_000_000,
-                   "code": (0x0, 0x400000), "ram": (0x20000000, 0x400000)},
-    "netduinoplus2": {"cpu": "cortex-m4", "systick_hz": 168_000_000,
-                      "code": (0x08000000, 0x100000), "ram": (0x20000000, 0x20000)},
-}
 
 _STM32_PIN = r"P[A-K]([0-9]|1[0-5])"
 # driver -> (allowed instances, pin regex, required extra keys with their types and ranges)
@@ -106,168 +97,6 @@ DRIVER_CORES = {"stm32f4": ("cortex-m4",), "stm32f7": ("cortex-m7",), "stm32h7":
 # line splice can occur.
 _BOARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _DESCRIPTION = re.compile(r"[A-Za-z0-9 _.,:;=+()\[\]#@&%'<>|~^!$/-]{0,200}")
-
-
-@dataclass(frozen=True)
-
-class MemRegion:
-    """A named memory range."""
-
-    name: str
-    origin: int
-    size: int
-
-    @property
-    def end(self) -> int:
-        return self.origin + self.size
-
-
-@dataclass(frozen=True)
-class FlashSpec:
-    """On-chip (or XIP) flash; the application starts after `reserved` bytes."""
-
-    origin: int
-    size: int
-    reserved: int = 0
-    boot2: str | None = None
-    uf2_family_id: int | None = None
-
-    @property
-    def app_origin(self) -> int:
-        return self.origin + self.reserved
-
-    @property
-    def app_size(self) -> int:
-        return self.size - self.reserved
-
-
-@dataclass(frozen=True)
-class UartSpec:
-    """The console UART of the real-board firmware."""
-
-    driver: str
-    instance: int
-    tx: str | None
-    rx: str | None
-    baud: int = 115200
-    clock_hz: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class EmulatorSpec:
-    """How QEMU stands in for the board."""
-
-    machine: str
-    qemu_cpu: str | None = None
-    unaligned_trap: bool = False
-    board_machine: str | None = None
-    board_serial: int = 0
-
-    @property
-    def systick_hz(self) -> int:
-        return EMULATOR_MACHINES[self.machine]["systick_hz"]
-
-
-@dataclass(frozen=True)
-class Board:
-    """A validated board description (see the module docstring for the file format)."""
-
-    name: str
-    description: str
-    core: str | None
-    fpu: str = "none"
-    clock_hz: int = 0
-    max_clock_hz: int = 0
-    timer: str = "systick"
-    caches: bool = False
-    stack_bytes: int = 4096
-    flash: FlashSpec | None = None
-    sram: tuple[MemRegion, ...] = ()
-    uart: UartSpec | None = None
-    flash_methods: tuple[str, ...] = ()
-    emulator: EmulatorSpec | None = None
-    source: Path | None = None
-
-    @property
-    def is_host(self) -> bool:
-        """True for the special `host` board (host C compiler, no Cortex-M core)."""
-        return self.core is None
-
-    @property
-    def main_sram(self) -> MemRegion:
-        """The region holding data, bss (the arena) and the stack."""
-        if not self.sram:
-            raise CompileError(f"board {self.name} has no SRAM region")
-        return self.sram[0]
-
-    @property
-    def sram_bytes(self) -> int:
-        return self.main_sram.size
-
-    @property
-    def flash_bytes(self) -> int:
-        """Flash available to the application (after any bootloader reserve)."""
-        return self.flash.app_size if self.flash else 0
-
-    @property
-    def has_hardware(self) -> bool:
-        """False for emulator-only boards (no flashing method)."""
-        return bool(self.flash_methods)
-
-    def summary(self) -> dict[str, Any]:
-        """A JSON-ready description (for `tinycompile boards --json`)."""
-        if self.is_host:
-            return {"name": self.name, "description": self.description, "core": None}
-        assert self.flash is not None and self.uart is not None and self.emulator is not None
-        return {
-            "name": self.name,
-            "description": self.description,
-            "core": self.core,
-            "fpu": self.fpu,
-            "clock_hz": self.clock_hz,
-            "max_clock_hz": self.max_clock_hz,
-            "timer": self.timer,
-            "flash": {"origin": self.flash.origin, "size": self.flash.size,
-                      "reserved": self.flash.reserved, "app_origin": self.flash.app_origin,
-                      "app_size": self.flash.app_size, "boot2": self.flash.boot2},
-            "sram": [{"name": r.name, "origin": r.origin, "size": r.size} for r in self.sram],
-            "stack_bytes": self.stack_bytes,
-            "uart": {"driver": self.uart.driver, "instance": self.uart.instance,
-                     "tx": self.uart.tx, "rx": self.uart.rx, "baud": self.uart.baud},
-            "flash_methods": list(self.flash_methods),
-            "emulator": {"machine": self.emulator.machine,
-                         "board_machine": self.emulator.board_machine},
-            "emulator_only": not self.has_hardware,
-            "source": str(self.source) if self.source else None,
-        }
-
-    def line(self) -> str:
-        """One line for `tinycompile boards`."""
-        if self.is_host:
-            return f"{self.name:<11} {'-':<14} {'':<11} {self.description}"
-        core = (self.core or "").replace("cortex-", "")
-        fpu = "" if self.fpu == "none" else self.fpu
-        mhz = f"{self.clock_hz / 1e6:g}"
-        if self.max_clock_hz > self.clock_hz:
-            mhz += f"/{self.max_clock_hz / 1e6:g}"
-        return (f"{self.name:<11} {core:<6} {fpu:<12} {mhz + ' MHz':<12} "
-                f"flash {self.flash_bytes // 1024:>5} KB  SRAM {self.sram_bytes // 1024:>5} KB  "
-                f"{self.description}")
-
-    def cpu_flags(self) -> list[str]:
-        """arm-none-eabi-gcc flags selecting the core, Thumb and the float ABI."""
-        if self.core is None:
-            return []
-        flags = [f"-mcpu={self.core}", "-mthumb"]
-        if self.fpu == "none":
-            flags.append("-mfloat-abi=soft")
-        else:
-            flags += [f"-mfpu={self.fpu}", "-mfloat-abi=hard"]
-        return flags
-
-
-HOST = Board(name="host", description="host C compiler (no Cortex-M core)", core=None)
 
 
 def _fail(source: Path, fld: str, why: str) -> CompileError:
@@ -496,24 +325,3 @@ def list_boards(*, include_host: bool = False) -> list[Board]:
     boards = sorted(seen.values(), key=lambda b: b.name)
     return ([HOST] if include_host else []) + boards
 
-
-def check_fit(board: Board, *, arena_bytes: int, flash_bytes: int,
-              source: str | None = None) -> None:
-    """Quick verdict before building: arena + stack vs SRAM, constant data vs flash.
-
-    The firmware link (firmware_build.build_firmware) is the authoritative check; this one only
-    knows the model's own numbers and raises DoesNotFit when even those exceed the board.
-    """
-    if board.is_host:
-        return
-    problems = []
-    sram_need = arena_bytes + board.stack_bytes
-    if sram_need > board.sram_bytes:
-        problems.append(f"SRAM: arena {arena_bytes} + stack {board.stack_bytes} = {sram_need} "
-                        f"bytes > {board.sram_bytes} ({board.main_sram.name})")
-    if flash_bytes > board.flash_bytes:
-        problems.append(f"flash: {flash_bytes} bytes of weights and tables > "
-                        f"{board.flash_bytes} available")
-    if problems:
-        raise DoesNotFit(f"does not fit board {board.name}: " + "; ".join(problems),
-                         source=source)

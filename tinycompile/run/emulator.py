@@ -26,9 +26,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .boards import EMULATOR_MACHINES, Board, get_board
-from .errors import CompileError, RunError, ToolchainError
-from .firmware_build import FirmwareBuild
+from ..boards import EMULATOR_MACHINES
+from ..build import FirmwareBuild
+from ..errors import CompileError, RunError, ToolchainError
 
 QEMU = "qemu-system-arm"
 ICOUNT_SHIFT = 7
@@ -57,14 +57,6 @@ def ticks_to_instructions(ticks: int, machine: str = "mps2-an385", *, overhead_t
     """
     tpi = ticks_per_instruction(machine, shift)
     return round(ticks / tpi) - (round(overhead_ticks / tpi) if overhead_ticks else 0)
-
-
-def ticks_to_seconds(ticks: int, board: Board | str) -> float:
-    """Real-board time of `ticks` core cycles (DWT or SysTick) at the board's clock."""
-    b = get_board(board)
-    if not b.clock_hz:
-        raise CompileError(f"board {b.name} has no clock")
-    return ticks / b.clock_hz
 
 
 @dataclass(frozen=True)

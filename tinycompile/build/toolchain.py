@@ -1,0 +1,50 @@
+"""The arm-none-eabi toolchain: finding its tools, running one, and turning a failure into a
+one-line ToolchainError (naming a missing newlib when that is the cause)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import ToolchainError
+
+INSTALL_HINT = ("install the GNU Arm Embedded toolchain and newlib "
+                "(Debian/Ubuntu: apt install gcc-arm-none-eabi libnewlib-arm-none-eabi)")
+TOOLS = ("gcc", "objcopy", "size", "nm")
+
+
+def find_toolchain() -> dict[str, str]:
+    """Paths of arm-none-eabi-{gcc,objcopy,size,nm}; ToolchainError (one line) when missing."""
+    tools: dict[str, str] = {}
+    for t in TOOLS:
+        path = shutil.which(f"arm-none-eabi-{t}")
+        if path is None:
+            raise ToolchainError(f"arm-none-eabi-{t} not found on PATH: {INSTALL_HINT}")
+        tools[t] = path
+    return tools
+
+
+def run_tool(cmd: Sequence[str], cwd: Path, what: str) -> subprocess.CompletedProcess[str]:
+    """Run a tool in `cwd`, capturing its text output; ToolchainError if it cannot start."""
+    try:
+        return subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise ToolchainError(f"{cmd[0]} not found: {INSTALL_HINT}") from None
+    except OSError as e:
+        raise ToolchainError(f"{what}: cannot run {cmd[0]}: {e}") from None
+
+
+def tool_failure(proc: subprocess.CompletedProcess[str], what: str) -> ToolchainError:
+    """The one-line error for a failed tool run (its full output kept in `.output`)."""
+    text = proc.stderr + proc.stdout
+    if re.search(r"(stdint\.h|stdio\.h|string\.h|stdlib\.h): No such file|"
+                 r"(nano|rdimon)\.specs|cannot find -l(c|c_nano|rdimon)", text):
+        return ToolchainError(f"{what}: newlib for arm-none-eabi is missing: {INSTALL_HINT}")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    first = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
+    err = ToolchainError(f"{what} failed: {first}")
+    err.output = text  # type: ignore[attr-defined]
+    return err

@@ -1,0 +1,70 @@
+"""Output folders: a generated project is written to a temporary sibling folder and moved into
+place, and only an earlier generated project or an empty folder is ever replaced."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from .codegen import write_project
+from .errors import CompileError
+from .planner import Plan
+
+
+def generate(p: Plan, out_dir: str | Path) -> Path:
+    """Write the C project for a planned model into ``out_dir`` atomically; returns the folder.
+
+    The project is written to a temporary sibling folder and moved into place at the end, so an
+    interrupted or failed generation never leaves a folder that looks like a valid one, and an
+    earlier project in ``out_dir`` stays as it was. Only an earlier generated project or an empty
+    folder is ever replaced: a file, a folder of other files, or the current folder (or one of
+    its parents) is refused.
+    """
+    out = Path(out_dir).resolve()
+    _check_output(out)
+    tmp: Path | None = None
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+        write_project(p, tmp)
+        replace_dir(tmp, out)
+    except BaseException as e:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(e, OSError):
+            raise CompileError(f"cannot write output folder {out}: {e.strerror or e}") from None
+        raise
+    return out
+
+
+def _check_output(out: Path) -> None:
+    """Refuse output folders whose replacement would destroy something that is not ours."""
+    if out == Path.cwd().resolve() or out in Path.cwd().resolve().parents:
+        raise CompileError(f"output folder {out} is the current folder or contains it")
+    if not out.exists() and not out.is_symlink():
+        return
+    if not out.is_dir():
+        raise CompileError(f"output path {out} exists and is not a folder")
+    if any(out.iterdir()) and not (out / "model" / "tc_model.h").is_file():
+        raise CompileError(
+            f"output folder {out} exists and is not a tinycompile project; refusing to replace it"
+        )
+
+
+def replace_dir(src: Path, dst: Path) -> None:
+    """Move ``src`` to ``dst``, replacing an existing ``dst`` (renames only, same filesystem).
+
+    If the final rename fails, the previous ``dst`` is put back."""
+    if dst.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".old", dir=dst.parent))
+        os.replace(dst, old)
+        try:
+            os.replace(src, dst)
+        except BaseException:
+            os.replace(old, dst)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(src, dst)

@@ -1,0 +1,28 @@
+"""Running compiled models: on the host (host.py), in QEMU (emulator.py, board.py), against
+TFLM (reference.py, compare.py), through the tc_in.bin/tc_out.bin format (ioformat.py)."""
+
+from __future__ import annotations
+
+from .board import BoardBuild, build_board, run_board
+from .compare import CompareReport, compare_plan, diff
+from .host import run_host
+from .inputs import make_inputs
+from .ioformat import NP_DTYPES, RunResult, pack_inputs, unpack_outputs
+from .profile import profile_of, profile_table
+
+__all__ = [
+    "NP_DTYPES",
+    "BoardBuild",
+    "CompareReport",
+    "RunResult",
+    "build_board",
+    "compare_plan",
+    "diff",
+    "make_inputs",
+    "pack_inputs",
+    "profile_of",
+    "profile_table",
+    "run_board",
+    "run_host",
+    "unpack_outputs",
+]

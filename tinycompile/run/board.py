@@ -1,0 +1,102 @@
+"""Board builds and runs: a plan checked against the board, generated and cross-compiled
+(build_board), or built for the board's emulator and run in QEMU (run_board)."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..build import FirmwareBuild, build_firmware
+from ..errors import DoesNotFit
+from ..fit import check_fit, peak_description, raise_if_too_big
+from ..outdir import generate
+from ..planner import Plan
+from .emulator import run_emulator
+from .inputs import make_inputs
+from .ioformat import RunResult, pack_inputs, unpack_outputs
+
+
+@dataclass
+class BoardBuild:
+    """A firmware build for a board, with its size report."""
+
+    firmware: FirmwareBuild
+    project: Path
+
+    def text(self) -> str:
+        """The files built (relative to the current folder where possible) and the size report."""
+        fw = self.firmware
+        files = ", ".join(
+            str(f.relative_to(self.project)) for f in (fw.elf, fw.bin, fw.hex) if f is not None
+        )
+        where = self.project
+        if where.is_relative_to(Path.cwd()):
+            where = where.relative_to(Path.cwd())
+        return f"{where}: {files}\n{fw.size}"
+
+    def as_dict(self) -> dict:
+        """JSON-ready: the project, file paths and size report."""
+        fw = self.firmware
+        return {
+            "project": str(self.project),
+            "elf": str(fw.elf),
+            "bin": str(fw.bin),
+            "hex": str(fw.hex),
+            "size": fw.size.as_dict(),
+        }
+
+
+def build_board(
+    p: Plan,
+    board: str,
+    out_dir: str | Path,
+    *,
+    emulator: bool = False,
+    debug_layers: bool = False,
+    profile: bool = True,
+    test_inputs: list[np.ndarray] | None = None,
+) -> BoardBuild:
+    """Generate the project and cross-compile it for ``board`` (or its emulator variant)."""
+    # Refuse before compiling when the plan alone exceeds the board, naming the peak layers.
+    raise_if_too_big(check_fit(p, board), source=p.graph.source or None)
+    project = generate(p, out_dir)
+    if test_inputs is None and not emulator:
+        test_inputs = [x[0] for x in make_inputs(p.graph, 1, 0)]
+    try:
+        fw = build_firmware(
+            project,
+            board,
+            variant="emulator" if emulator else "board",
+            debug_layers=debug_layers,
+            profile=profile,
+            test_inputs=None if emulator else test_inputs,
+        )
+    except DoesNotFit as e:
+        raise DoesNotFit(
+            f"{e.reason}; peak SRAM set by {peak_description(p)}", source=p.graph.source or None
+        ) from None
+    return BoardBuild(fw, project)
+
+
+def run_board(
+    p: Plan,
+    project: Path,
+    board: str,
+    inputs: list[np.ndarray],
+    *,
+    debug_layers: bool = False,
+    timeout_s: float = 600.0,
+) -> RunResult:
+    """Build the emulator variant for ``board`` and run it in QEMU (with per-layer ticks)."""
+    raise_if_too_big(check_fit(p, board), source=p.graph.source or None)
+    fw = build_firmware(project, board, variant="emulator", debug_layers=debug_layers, profile=True)
+    with tempfile.TemporaryDirectory(prefix="tc_emu_") as wd:
+        Path(wd, "tc_in.bin").write_bytes(pack_inputs(p.graph, inputs))
+        er = run_emulator(fw, wd, timeout_s=timeout_s)
+    res = unpack_outputs(p, er.output, inputs[0].shape[0], debug_layers=debug_layers, profile=True)
+    res.emulator = er
+    res.firmware = fw
+    return res

@@ -1,0 +1,119 @@
+"""Comparing a compiled model with TFLM bit for bit: outputs and, optionally, every layer."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..outdir import generate
+from ..planner import Plan
+from .board import run_board
+from .host import run_host
+from .inputs import make_inputs
+from .ioformat import RunResult
+from .profile import profile_of
+from .reference import run_tflm
+
+
+@dataclass
+class CompareReport:
+    """A comparison with TFLM: byte mismatches in outputs (and layers), largest difference."""
+
+    model: str
+    samples: int
+    mismatches: int  # differing bytes over outputs (and layers when compared)
+    max_abs_diff: float
+    output_mismatches: int
+    layers: list[dict] = field(default_factory=list)
+    result: RunResult | None = None
+    reference_outputs: list[np.ndarray] = field(default_factory=list)
+    profile: dict | None = None  # emulator runs: instructions per inference and per layer
+    build_text: str = ""  # board runs: the size report
+
+    @property
+    def ok(self) -> bool:
+        """Bit-exact: no byte differs."""
+        return self.mismatches == 0
+
+    def __str__(self) -> str:
+        head = (
+            f"{self.model}: {self.samples} inputs, {self.output_mismatches} mismatching output "
+            f"bytes, {self.mismatches} in all compared tensors, max |diff| {self.max_abs_diff:g}"
+        )
+        bad = [la for la in self.layers if la["mismatches"]]
+        lines = [head] + [
+            f"  layer {la['layer']} op {la['op_index']} {la['kind']}: "
+            f"{la['mismatches']} bytes differ"
+            f" (max |diff| {la['max_abs_diff']:g})"
+            for la in bad[:10]
+        ]
+        return "\n".join(lines)
+
+
+def diff(a: np.ndarray, b: np.ndarray) -> tuple[int, float]:
+    """Number of differing bytes and the largest absolute difference in value."""
+    a = np.ascontiguousarray(a)
+    b = np.ascontiguousarray(b).astype(a.dtype).reshape(a.shape)
+    ba = a.view(np.uint8).reshape(-1)
+    bb = b.view(np.uint8).reshape(-1)
+    n = int(np.count_nonzero(ba != bb))
+    d = float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))) if a.size else 0.0
+    return n, d
+
+
+def compare_plan(
+    p: Plan,
+    model: str | Path,
+    *,
+    board: str = "host",
+    inputs: list[np.ndarray] | None = None,
+    n: int = 20,
+    seed: int = 0,
+    layers: bool = True,
+    workdir: str | Path | None = None,
+) -> CompareReport:
+    """Generate ``model`` (planned: ``p``) for ``board``, run it, compare bit for bit with TFLM."""
+    g = p.graph
+    xs = inputs if inputs is not None else make_inputs(g, n, seed)
+    steps = [p.lowering.ops[i].op for i in p.order]
+    with tempfile.TemporaryDirectory(prefix="tc_cmp_") as td:
+        project = generate(p, Path(workdir or td) / "project")
+        if board == "host":
+            res = run_host(p, project, xs, debug_layers=layers)
+        else:
+            res = run_board(p, project, board, xs, debug_layers=layers)
+    prof = profile_of(res, p) if res.emulator is not None else None
+    build_text = str(res.firmware.size) if res.firmware is not None else ""
+    tids = [op.outputs[0] for op in steps] if layers else None
+    ref = run_tflm(model, xs, tensor_ids=tids, n_outputs=len(g.outputs))
+    mism = 0
+    maxd = 0.0
+    for a, b in zip(res.outputs, ref.outputs, strict=True):
+        m, d = diff(a, b)
+        mism += m
+        maxd = max(maxd, d)
+    out_m = mism
+    lrep = []
+    if layers:
+        for k, op in enumerate(steps):
+            tid = op.outputs[0]
+            refk = np.concatenate([s[tid].reshape(1, -1) for s in ref.tensors], axis=0)
+            m, d = diff(res.layers[k].reshape(refk.shape), refk)
+            lrep.append(
+                {
+                    "layer": k,
+                    "op_index": op.index,
+                    "kind": op.kind,
+                    "tensor": tid,
+                    "mismatches": m,
+                    "max_abs_diff": d,
+                }
+            )
+            mism += m
+            maxd = max(maxd, d)
+    return CompareReport(
+        str(model), xs[0].shape[0], mism, maxd, out_m, lrep, res, ref.outputs, prof, build_text
+    )
