@@ -38,13 +38,10 @@ def test_models_present() -> None:
 
 
 @pytest.mark.parametrize("path", MODELS, ids=lambda p: p.stem)
-def test_matches_tflm(path: Path) -> None:
-    from tinycompile.api import compare
-
+def test_model_carries_its_kind(path: Path) -> None:
+    """(Compared with TFLM in test_ops_registry.py, with every op model.)"""
     kinds = {op.kind for op in _graph(path).ops}
     assert kinds & KIND[path.stem.split("_")[0]]
-    r = compare(path, n=20)
-    assert r.ok, str(r)
 
 
 def test_models_cover_the_paths() -> None:

@@ -1,0 +1,109 @@
+"""The package-level import graph of tinycompile/ flows one way, along the pipeline:
+
+    errors, paths -> ir, quant -> frontend -> ops -> planner -> boards -> fit, report
+        -> codegen -> outdir -> build -> run -> api -> cli
+
+(read "a -> b" as "b may import a"). Every import counts, including those inside functions;
+a module may import its own stage and earlier ones only. A new top-level module or package
+must be given its place here, which is the point: where a change goes is decided once.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parent.parent / "tinycompile"
+STAGES: list[set[str]] = [
+    {"__init__", "errors", "paths"},
+    {"ir", "quant"},
+    {"frontend"},
+    {"ops"},
+    {"planner"},
+    {"boards"},
+    {"fit", "report"},
+    {"codegen"},
+    {"outdir"},
+    {"build"},
+    {"run"},
+    {"api"},
+    {"cli"},
+]
+RANK = {name: i for i, names in enumerate(STAGES) for name in names}
+
+
+def _unit(path: Path) -> str:
+    """The top-level module or package a file belongs to."""
+    rel = path.relative_to(PKG)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def _imports(path: Path) -> set[str]:
+    """Top-level tinycompile units imported by a file (absolute or relative, anywhere)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    pkg_parts = ["tinycompile", *path.relative_to(PKG).parent.parts]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                parts = a.name.split(".")
+                if parts[0] == "tinycompile" and len(parts) > 1:
+                    found.add(parts[1])
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg_parts[: len(pkg_parts) - node.level + 1]
+                parts = base + (node.module.split(".") if node.module else [])
+            else:
+                parts = (node.module or "").split(".")
+            if parts[0] != "tinycompile":
+                continue
+            if len(parts) > 1:
+                found.add(parts[1])
+            else:  # "from tinycompile import x" / "from .. import x"
+                found.update(a.name for a in node.names)
+    return found
+
+
+def _edges() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for path in sorted(PKG.rglob("*.py")):
+        unit = _unit(path)
+        edges.setdefault(unit, set()).update(u for u in _imports(path) if u != unit)
+    return edges
+
+
+def test_every_unit_has_a_stage() -> None:
+    missing = sorted(set(_edges()) - set(RANK))
+    assert not missing, f"give these a place in STAGES (tests/test_layering.py): {missing}"
+
+
+@pytest.mark.parametrize("unit", sorted(RANK))
+def test_imports_flow_one_way(unit: str) -> None:
+    back = {u for u in _edges().get(unit, set()) if RANK.get(u, 99) > RANK[unit]}
+    assert not back, f"tinycompile.{unit} imports later stages {sorted(back)}"
+
+
+def test_no_cycle() -> None:
+    edges = _edges()
+    state: dict[str, int] = {}
+
+    def visit(u: str, path: list[str]) -> None:
+        state[u] = 1
+        for v in edges.get(u, ()):
+            assert state.get(v) != 1, "import cycle: " + " -> ".join([*path, u, v])
+            if v not in state:
+                visit(v, [*path, u])
+        state[u] = 2
+
+    for u in edges:
+        if u not in state:
+            visit(u, [])
+
+
+def test_the_scan_sees_imports() -> None:
+    """The scanner is not blind: the planner imports ops, the CLI imports the api."""
+    edges = _edges()
+    assert "ops" in edges["planner"] and "ir" in edges["planner"]
+    assert "api" in edges["cli"] and "ir" in edges["frontend"]
