@@ -26,10 +26,11 @@ demo: $(STAMP)
 	  --inputs examples/digits_inputs.npy --outputs build/digits_outputs.npy
 
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 lint:
-	ruff check tinycompile tests benchmarks
+	$(PY) -m ruff check tinycompile tests benchmarks
+	$(PY) -m ruff format --check tinycompile tests benchmarks
 
 models:  # regenerate the committed test models (needs tensorflow-cpu and scikit-learn)
 	$(PY) -m pip install -q -e '.[models]'

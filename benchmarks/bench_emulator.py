@@ -30,8 +30,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("models", nargs="*", type=Path, default=MODELS)
     ap.add_argument("-n", type=int, default=3, help="inputs per run")
     a = ap.parse_args(argv)
-    head = (f"{'model':<16} {'board':<10} {'MACs':>12} {'instructions':>13} {'instr/MAC':>9} "
-            f"{'flash used':>11} {'SRAM used':>10} {'exact':>6}")
+    head = (
+        f"{'model':<16} {'board':<10} {'MACs':>12} {'instructions':>13} {'instr/MAC':>9} "
+        f"{'flash used':>11} {'SRAM used':>10} {'exact':>6}"
+    )
     print(head)
     print("-" * len(head))
     for m in a.models:
@@ -45,8 +47,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             fw = r.result.firmware.size
             ins = r.profile["instructions"]
-            print(f"{m.stem:<16} {b:<10} {macs:>12,} {ins:>13,} {ins / macs:>9.2f} "
-                  f"{fw.flash_used:>11,} {fw.sram_used:>10,} {'yes' if r.ok else 'NO':>6}")
+            print(
+                f"{m.stem:<16} {b:<10} {macs:>12,} {ins:>13,} {ins / macs:>9.2f} "
+                f"{fw.flash_used:>11,} {fw.sram_used:>10,} {'yes' if r.ok else 'NO':>6}"
+            )
     return 0
 
 

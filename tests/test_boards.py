@@ -65,8 +65,12 @@ def test_board_facts() -> None:
     assert (f7.core, f7.fpu, f7.caches) == ("cortex-m7", "fpv5-sp-d16", True)
     assert (f7.flash.origin, f7.flash_bytes) == (0x08000000, 1 << 20)
     assert (f7.main_sram.origin, f7.sram_bytes) == (0x20000000, 320 * 1024)
-    assert (f7.uart.driver, f7.uart.instance, f7.uart.tx, f7.uart.rx) == ("stm32f7", 1, "PA9",
-                                                                          "PB7")
+    assert (f7.uart.driver, f7.uart.instance, f7.uart.tx, f7.uart.rx) == (
+        "stm32f7",
+        1,
+        "PA9",
+        "PB7",
+    )
     assert f7.max_clock_hz == 216_000_000 and f7.clock_hz == 16_000_000
     zero = get_board("samd21")
     assert zero.core == "cortex-m0plus" and zero.timer == "systick"
@@ -85,10 +89,13 @@ def test_board_facts() -> None:
 
 
 def test_cpu_flags() -> None:
-    assert get_board("samd21").cpu_flags() == ["-mcpu=cortex-m0plus", "-mthumb",
-                                               "-mfloat-abi=soft"]
-    assert get_board("stm32h743").cpu_flags() == ["-mcpu=cortex-m7", "-mthumb",
-                                                  "-mfpu=fpv5-d16", "-mfloat-abi=hard"]
+    assert get_board("samd21").cpu_flags() == ["-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"]
+    assert get_board("stm32h743").cpu_flags() == [
+        "-mcpu=cortex-m7",
+        "-mthumb",
+        "-mfpu=fpv5-d16",
+        "-mfloat-abi=hard",
+    ]
 
 
 def test_host_board() -> None:
@@ -127,22 +134,32 @@ def test_board_by_path_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         (lambda t: t.replace('core = "cortex-m4"\n', ""), "field 'core': missing"),
         (lambda t: t.replace('"cortex-m4"', '"cortex-m33"'), "field 'core': 'cortex-m33' is not"),
         (lambda t: t.replace('"fpv4-sp-d16"', '"fpv5-d16"'), "field 'fpu': 'fpv5-d16' is not"),
-        (lambda t: t.replace("clock_hz = 16_000_000", 'clock_hz = "fast"'),
-         "field 'clock_hz': expected int, got str"),
+        (
+            lambda t: t.replace("clock_hz = 16_000_000", 'clock_hz = "fast"'),
+            "field 'clock_hz': expected int, got str",
+        ),
         (lambda t: t.replace("size = 0x40000", "size = 0"), "field 'flash.size': must be positive"),
-        (lambda t: t.replace("size = 0x10000", "size = -4"),
-         r"field 'sram\[0\].size': must be positive"),
+        (
+            lambda t: t.replace("size = 0x10000", "size = -4"),
+            r"field 'sram\[0\].size': must be positive",
+        ),
         (lambda t: t.replace('tx = "PA2"', 'tx = "PZ2"'), "field 'uart.tx': 'PZ2' is not a pin"),
         (lambda t: t.replace("af = 7", "af = 99"), "field 'uart.af': 99 is not one of 0..15"),
-        (lambda t: t.replace('driver = "stm32f4"', 'driver = "samd21"'),
-         "field 'uart.driver': driver samd21 is for"),
-        (lambda t: t.replace('machine = "mps2-an386"', 'machine = "virt"'),
-         "field 'emulator.machine'"),
+        (
+            lambda t: t.replace('driver = "stm32f4"', 'driver = "samd21"'),
+            "field 'uart.driver': driver samd21 is for",
+        ),
+        (
+            lambda t: t.replace('machine = "mps2-an386"', 'machine = "virt"'),
+            "field 'emulator.machine'",
+        ),
         (lambda t: t.replace('name = "bad"', 'name = "other"'), "field 'name': 'other' must match"),
         (lambda t: "turbo = true\n" + t, "field 'turbo': unknown field"),
         (lambda t: t + "turbo = true\n", "field 'emulator.turbo': unknown field"),
-        (lambda t: t.replace('fpu = "fpv4-sp-d16"', 'fpu = "fpv4-sp-d16"\ntimer = "rtc"'),
-         "field 'timer'"),
+        (
+            lambda t: t.replace('fpu = "fpv4-sp-d16"', 'fpu = "fpv4-sp-d16"\ntimer = "rtc"'),
+            "field 'timer'",
+        ),
         (lambda t: t.replace("[[sram]]", "[sram]"), "field 'sram': expected a non-empty array"),
         (lambda t: t.replace("[emulator]", "[emulator"), "not valid TOML"),
     ],
@@ -156,8 +173,9 @@ def test_malformed_board_file(tmp_path: Path, edit, field_msg: str) -> None:
     assert "\n" not in str(info.value)
 
 
-def test_malformed_board_in_env_dir_is_reported(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_malformed_board_in_env_dir_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "broken.toml").write_text('name = "broken"\ncore = 7\n')
     monkeypatch.setenv(boards.ENV_VAR, str(tmp_path))
     with pytest.raises(CompileError, match=r"broken\.toml: field 'core': expected str"):
@@ -176,15 +194,21 @@ def test_check_fit(tmp_path: Path) -> None:
     raise_if_too_big(v)
     v = check_fit(big, zero)
     assert not v.fits and not v.fits_sram and v.fits_flash
-    with pytest.raises(DoesNotFit, match=rf"^m\.tflite: does not fit board samd21: SRAM needs "
-                       rf"[\d,]+ B \(arena {big.arena_bytes:,} \+ stack 2,048") as info:
+    with pytest.raises(
+        DoesNotFit,
+        match=rf"^m\.tflite: does not fit board samd21: SRAM needs "
+        rf"[\d,]+ B \(arena {big.arena_bytes:,} \+ stack 2,048",
+    ) as info:
         raise_if_too_big(v, source="m.tflite")
     assert "peak set by op #" in str(info.value) and "flash" not in str(info.value)
     (tmp_path / "tiny.toml").write_text(GOOD.format(name="tiny").replace("0x40000", "0x8000"))
     v = check_fit(big, tmp_path / "tiny.toml")  # 64 KB SRAM, 32 KB flash
     assert v.fits_sram and not v.fits_flash
-    with pytest.raises(DoesNotFit, match=rf"does not fit board tiny: flash needs "
-                       rf"~{big.flash_bytes + 16 * 1024:,} B of 32,768$"):
+    with pytest.raises(
+        DoesNotFit,
+        match=rf"does not fit board tiny: flash needs "
+        rf"~{big.flash_bytes + 16 * 1024:,} B of 32,768$",
+    ):
         raise_if_too_big(v)
     assert check_fit(big, "host").fits
 

@@ -49,7 +49,8 @@ def make_project(root: Path, *, arena: int = 64, weights: int = 4096, mode: int 
     (root / "model" / "tc_fixture_config.h").write_text(
         f"#define TC_FIXTURE_ARENA_BYTES {arena}\n#define TC_FIXTURE_WEIGHT_BYTES {weights}\n"
         f"#define TC_FIXTURE_MODE {mode}\n#define TC_FIXTURE_LOOP_A {LOOP_A}u\n"
-        f"#define TC_FIXTURE_LOOP_B {LOOP_B}u\n")
+        f"#define TC_FIXTURE_LOOP_B {LOOP_B}u\n"
+    )
     (root / "model" / "tc_fixture_weights.inc").write_text("X16,\n" * (weights // 16))
     for sub in ("include", "runtime", "boards"):
         shutil.copytree(REPO / "firmware" / sub, root / "runtime" / sub)
@@ -68,8 +69,9 @@ def expected(sample: bytes) -> bytes:
 
 def handler_instructions(elf: Path) -> int:
     """Instructions in the firmware's SysTick_Handler (it runs once per 2^24 ticks)."""
-    dis = subprocess.run(["arm-none-eabi-objdump", "-d", str(elf)], capture_output=True,
-                         text=True, check=True).stdout
+    dis = subprocess.run(
+        ["arm-none-eabi-objdump", "-d", str(elf)], capture_output=True, text=True, check=True
+    ).stdout
     body = dis.split("<SysTick_Handler>:\n", 1)[1].split("\n\n", 1)[0]
     count = 0
     for ln in body.splitlines():
@@ -95,7 +97,7 @@ def split_profiled(out: bytes, n: int) -> list[tuple[bytes, list[int], int]]:
     assert len(out) == n * rec
     res = []
     for s in range(n):
-        chunk = out[s * rec:(s + 1) * rec]
+        chunk = out[s * rec : (s + 1) * rec]
         ticks = list(struct.unpack("<4I", chunk[16:]))
         res.append((chunk[:16], ticks[:3], ticks[3]))
     return res
@@ -111,8 +113,9 @@ def test_emulator_build_runs_and_counts_instructions(tmp_path: Path, board: str)
     b = get_board(board)
     assert build.size.flash_total == b.flash_bytes and build.size.sram_total == b.sram_bytes
     # Same core flags as the board: the ELF's build attributes name the board's core.
-    attrs = subprocess.run(["arm-none-eabi-readelf", "-A", str(build.elf)], capture_output=True,
-                           text=True, check=True).stdout
+    attrs = subprocess.run(
+        ["arm-none-eabi-readelf", "-A", str(build.elf)], capture_output=True, text=True, check=True
+    ).stdout
     arch = {"cortex-m0plus": "v6S-M", "cortex-m4": "v7E-M", "cortex-m7": "v7E-M"}[b.core]
     assert f"Tag_CPU_arch: {arch}" in attrs
     assert ("Tag_ABI_VFP_args: VFP registers" in attrs) == (b.fpu != "none")
@@ -137,8 +140,13 @@ def test_emulator_build_runs_and_counts_instructions(tmp_path: Path, board: str)
 
 
 def test_emulator_debug_layers_dump(tmp_path: Path) -> None:
-    build = build_firmware(make_project(tmp_path / "proj"), "rp2040", variant="emulator",
-                           debug_layers=True, profile=False)
+    build = build_firmware(
+        make_project(tmp_path / "proj"),
+        "rp2040",
+        variant="emulator",
+        debug_layers=True,
+        profile=False,
+    )
     assert not [w for w in build.warnings if "runtime/boards/" in w or "board/" in w]
     res = run_emulator(build, write_inputs(tmp_path / "run", SAMPLES), timeout_s=60)
     want = b"".join(expected(s) * 4 for s in SAMPLES)  # 3 layer dumps, then the output
@@ -161,8 +169,12 @@ def test_builds_are_byte_identical(tmp_path: Path) -> None:
     assert a.elf.read_bytes() == b.elf.read_bytes()
     assert a.hex.read_bytes() == b.hex.read_bytes()
     c = build_firmware(tmp_path / "a", "rp2040", variant="board", test_inputs=[SAMPLES[0]])
-    d = build_firmware(tmp_path / "elsewhere" / "b", "rp2040", variant="board",
-                       test_inputs=[np.frombuffer(SAMPLES[0], dtype=np.int8)])
+    d = build_firmware(
+        tmp_path / "elsewhere" / "b",
+        "rp2040",
+        variant="board",
+        test_inputs=[np.frombuffer(SAMPLES[0], dtype=np.int8)],
+    )
     assert c.bin.read_bytes() == d.bin.read_bytes() and c.uf2.read_bytes() == d.uf2.read_bytes()
     for p in (c.bin, c.elf, c.map):
         assert str(tmp_path) not in p.read_bytes().decode("latin-1")
@@ -173,8 +185,9 @@ def test_makefile_reproduces_the_build(tmp_path: Path) -> None:
     ours = build_firmware(proj, "stm32f746", variant="board", test_inputs=[SAMPLES[1]])
     saved = ours.bin.read_bytes()
     shutil.rmtree(proj / "build")
-    subprocess.run(["make", "-s", "-f", "board/stm32f746/Makefile"], cwd=proj, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["make", "-s", "-f", "board/stm32f746/Makefile"], cwd=proj, check=True, capture_output=True
+    )
     assert (proj / "build/stm32f746-board/firmware.bin").read_bytes() == saved
 
 
@@ -212,15 +225,13 @@ def test_sram_budget_is_the_boards_not_the_machines(tmp_path: Path) -> None:
 
 
 def test_hanging_firmware_times_out(tmp_path: Path) -> None:
-    build = build_firmware(make_project(tmp_path / "proj", mode=1), "stm32f407",
-                           variant="emulator")
+    build = build_firmware(make_project(tmp_path / "proj", mode=1), "stm32f407", variant="emulator")
     with pytest.raises(RunError, match=r"timed out after 3 s"):
         run_emulator(build, write_inputs(tmp_path / "run", SAMPLES[:1]), timeout_s=3)
 
 
 def test_hard_fault_is_reported(tmp_path: Path) -> None:
-    build = build_firmware(make_project(tmp_path / "proj", mode=2), "stm32f746",
-                           variant="emulator")
+    build = build_firmware(make_project(tmp_path / "proj", mode=2), "stm32f746", variant="emulator")
     with pytest.raises(RunError, match=r"hard fault at pc=0x[0-9a-f]{8} .*bfar=0x7ffffff0"):
         run_emulator(build, write_inputs(tmp_path / "run", SAMPLES[:1]), timeout_s=30)
 
@@ -236,8 +247,9 @@ def test_unaligned_access_traps_on_m0plus_only(tmp_path: Path) -> None:
 
 
 def test_runner_errors_are_reported(tmp_path: Path) -> None:
-    build = build_firmware(make_project(tmp_path / "proj"), "stm32f407", variant="emulator",
-                           profile=False)
+    build = build_firmware(
+        make_project(tmp_path / "proj"), "stm32f407", variant="emulator", profile=False
+    )
     run = tmp_path / "run"
     run.mkdir()
     with pytest.raises(RunError, match="no tc_in.bin"):
@@ -281,8 +293,9 @@ HARDWARE = sorted(b.name for b in list_boards() if b.has_hardware)
 @pytest.mark.parametrize("board", HARDWARE)
 def test_real_board_firmware_links(tmp_path: Path, board: str) -> None:
     proj = make_project(tmp_path / "proj")
-    build = build_firmware(proj, board, variant="board", test_inputs=[SAMPLES[0]],
-                           debug_layers=True)
+    build = build_firmware(
+        proj, board, variant="board", test_inputs=[SAMPLES[0]], debug_layers=True
+    )
     b = get_board(board)
     image = build.bin.read_bytes()
     assert build.warnings == ()  # -Wall -Wextra clean, compiler and linker
@@ -292,16 +305,22 @@ def test_real_board_firmware_links(tmp_path: Path, board: str) -> None:
     sp, reset = struct.unpack_from("<2I", image, vectors)
     assert sp == b.main_sram.end  # initial SP: top of the board's main SRAM
     assert reset & 1 and b.flash.app_origin <= reset - 1 < b.flash.app_origin + len(image)
-    syms = subprocess.run(["arm-none-eabi-nm", str(build.elf)], capture_output=True, text=True,
-                          check=True).stdout
+    syms = subprocess.run(
+        ["arm-none-eabi-nm", str(build.elf)], capture_output=True, text=True, check=True
+    ).stdout
     assert "tc_console_init" in syms and "tc_run_files" not in syms
     assert ("tc_enable_caches" in syms) == b.caches
     timer = "SysTick_Handler" if b.timer == "systick" else "tc_timer_read"
     assert timer in syms
     assert "_sbrk" not in syms and "initialise_monitor_handles" not in syms  # no heap, no semihost
     for path in (proj / f"board/{board}").iterdir():
-        assert path.name in {"tc_board.h", "board.ld", "emulator.ld", "Makefile",
-                             "tc_boot2_padded.S"}
+        assert path.name in {
+            "tc_board.h",
+            "board.ld",
+            "emulator.ld",
+            "Makefile",
+            "tc_boot2_padded.S",
+        }
 
 
 def _reflect(value: int, bits: int) -> int:
@@ -309,8 +328,9 @@ def _reflect(value: int, bits: int) -> int:
 
 
 def test_rp2040_image_layout(tmp_path: Path) -> None:
-    build = build_firmware(make_project(tmp_path / "proj"), "rp2040", variant="board",
-                           test_inputs=[SAMPLES[0]])
+    build = build_firmware(
+        make_project(tmp_path / "proj"), "rp2040", variant="board", test_inputs=[SAMPLES[0]]
+    )
     image = build.bin.read_bytes()
     boot2 = image[:256]
     # Independent CRC-32/MPEG-2: zlib's reflected CRC on bit-reversed bytes, mirrored back.
@@ -324,12 +344,12 @@ def test_rp2040_image_layout(tmp_path: Path) -> None:
     uf2 = build.uf2.read_bytes()
     assert len(uf2) == 512 * ((len(image) + 255) // 256)
     for i in range(len(uf2) // 512):
-        block = uf2[512 * i:512 * (i + 1)]
+        block = uf2[512 * i : 512 * (i + 1)]
         magic0, magic1, flags, addr, size, no, total, family = struct.unpack_from("<8I", block)
         assert (magic0, magic1, flags, size, no) == (0x0A324655, 0x9E5D5157, 0x2000, 256, i)
         assert addr == 0x10000000 + 256 * i and total == len(uf2) // 512 and family == 0xE48BFF56
         assert struct.unpack_from("<I", block, 508)[0] == 0x0AB16F30
-        assert block[32:288] == image[256 * i:256 * (i + 1)].ljust(256, b"\0")
+        assert block[32:288] == image[256 * i : 256 * (i + 1)].ljust(256, b"\0")
 
 
 BOARD_EMULATED = ["stm32f407", "qemu-m3", "qemu-m4", "qemu-m7"]
@@ -338,8 +358,13 @@ BOARD_EMULATED = ["stm32f407", "qemu-m3", "qemu-m4", "qemu-m7"]
 @pytest.mark.parametrize("board", BOARD_EMULATED)
 def test_real_board_firmware_runs_on_its_qemu_model(tmp_path: Path, board: str) -> None:
     proj = make_project(tmp_path / "proj")
-    build = build_firmware(proj, board, variant="board", debug_layers=True,
-                           test_inputs=[np.frombuffer(SAMPLES[1], dtype=np.int8)])
+    build = build_firmware(
+        proj,
+        board,
+        variant="board",
+        debug_layers=True,
+        test_inputs=[np.frombuffer(SAMPLES[1], dtype=np.int8)],
+    )
     rep = run_board_firmware(build, timeout_s=30)
     assert rep.board == board and rep.inputs_given
     assert rep.outputs == [expected(SAMPLES[1])]

@@ -42,16 +42,23 @@ def test_corpus_is_small_and_valid() -> None:
 
 
 def test_fuzz_models(tmp_path: Path) -> None:
-    st = fz.run_fuzz(MODEL_SECONDS, seed=1, target="models", max_cases=MODEL_CASES,
-                     build_rate=0.002, out_dir=tmp_path)
+    st = fz.run_fuzz(
+        MODEL_SECONDS,
+        seed=1,
+        target="models",
+        max_cases=MODEL_CASES,
+        build_rate=0.002,
+        out_dir=tmp_path,
+    )
     assert st.cases >= 500, st.summary()  # the harness really ran
     assert st.ok > 50 and st.rejected > 300, st.summary()  # both outcomes are exercised
     assert not st.failures, _report(st)
 
 
 def test_fuzz_boards(tmp_path: Path) -> None:
-    st = fz.run_fuzz(BOARD_SECONDS, seed=1, target="boards", max_cases=BOARD_CASES,
-                     out_dir=tmp_path)
+    st = fz.run_fuzz(
+        BOARD_SECONDS, seed=1, target="boards", max_cases=BOARD_CASES, out_dir=tmp_path
+    )
     assert st.cases >= 200, st.summary()
     assert st.ok > 10 and st.rejected > 100, st.summary()
     assert not st.failures, _report(st)
@@ -66,8 +73,11 @@ def test_regressions() -> None:
     sanitizers) or refused with one clear line."""
     results = fz.replay_cases(_regressions(), build=True)
     assert len(results) >= 5
-    fails = [f"{p.relative_to(REGRESSIONS)}: {r['kind']}: {r.get('detail', '')[:400]}"
-             for p, r in results if r["status"] == "fail"]
+    fails = [
+        f"{p.relative_to(REGRESSIONS)}: {r['kind']}: {r.get('detail', '')[:400]}"
+        for p, r in results
+        if r["status"] == "fail"
+    ]
     assert not fails, "\n".join(fails)
 
 
@@ -113,8 +123,14 @@ def test_the_harness_catches_failures(tmp_path: Path, monkeypatch: pytest.Monkey
 def _cli(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("TINYCOMPILE_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "tinycompile.cli", *args], capture_output=True,
-                          text=True, timeout=300, env=env, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "tinycompile.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=ROOT,
+    )
 
 
 def _assert_clean_refusal(r: subprocess.CompletedProcess, path: Path) -> None:

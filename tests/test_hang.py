@@ -47,8 +47,9 @@ def firmware(
 
 def symbol_range(build: FirmwareBuild, name: str) -> tuple[int, int]:
     nm = find_toolchain()["nm"]
-    out = subprocess.run([nm, "-S", str(build.elf)], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [nm, "-S", str(build.elf)], capture_output=True, text=True, check=True
+    ).stdout
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 4 and parts[3] == name:
@@ -64,7 +65,7 @@ def qemu_alive(build: FirmwareBuild) -> bool:
 
 @pytest.mark.parametrize("board", ["qemu-m3", "samd21"])
 def test_hung_firmware_times_out(board: str, tmp_path: Path) -> None:
-    build, wd = firmware(tmp_path, board, "    for (;;) {\n        __asm volatile(\"\");\n    }")
+    build, wd = firmware(tmp_path, board, '    for (;;) {\n        __asm volatile("");\n    }')
     t0 = time.monotonic()
     with pytest.raises(RunError, match=r"timed out after 3 s") as e:
         run_emulator(build, wd, timeout_s=3)
@@ -77,8 +78,9 @@ def test_hung_firmware_times_out(board: str, tmp_path: Path) -> None:
 
 def test_hung_board_firmware_times_out(tmp_path: Path) -> None:
     """The real-board build on QEMU's model of the chip: no tc-end on the console in time."""
-    build, _ = firmware(tmp_path, "qemu-m3", "    for (;;) {\n        __asm volatile(\"\");\n    }",
-                        variant="board")
+    build, _ = firmware(
+        tmp_path, "qemu-m3", '    for (;;) {\n        __asm volatile("");\n    }', variant="board"
+    )
     t0 = time.monotonic()
     with pytest.raises(RunError, match=r"timed out after 3 s"):
         run_board_firmware(build, timeout_s=3)

@@ -113,8 +113,18 @@ def test_generated_model_compiles_with_werror(projects: dict[str, Path]) -> None
     proj = projects["bad"]
     inc = ["-I", str(proj / "model"), "-I", str(proj / "runtime" / "include")]
     for src in sorted((proj / "model").glob("*.c")):
-        cmd = [host_cc(), *HOST_CFLAGS, "-Werror", "-Wcomment", "-Wtrigraphs", *inc, "-c",
-               str(src), "-o", str(src.with_suffix(".o"))]
+        cmd = [
+            host_cc(),
+            *HOST_CFLAGS,
+            "-Werror",
+            "-Wcomment",
+            "-Wtrigraphs",
+            *inc,
+            "-c",
+            str(src),
+            "-o",
+            str(src.with_suffix(".o")),
+        ]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
         src.with_suffix(".o").unlink()
@@ -155,9 +165,21 @@ def test_model_names_do_not_choose_paths(tmp_path: Path) -> None:
     before = _tree(tmp_path)
     out = work / "out"
     r = subprocess.run(
-        [sys.executable, "-m", "tinycompile.cli", "build", str(model), "--board", "host",
-         "-o", str(out)],
-        capture_output=True, text=True, cwd=work, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "tinycompile.cli",
+            "build",
+            str(model),
+            "--board",
+            "host",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        timeout=600,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert r.returncode == 0, r.stderr

@@ -49,7 +49,6 @@ TFLM_HEAD = {"kws_dscnn": 16000, "vww_mobilenet": 73728, "ic_resnet8": 49152}
 INPLACE_ARENA = {"kws_dscnn": 8576, "ic_resnet8": 33312}
 
 
-
 # ------------------------------------------------------------------------------- helpers
 
 

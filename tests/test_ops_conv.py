@@ -26,7 +26,6 @@ OPS_DIR = ROOT / "tests" / "models" / "ops"
 ALL = sorted(p for fam in ("conv", "dwconv", "fc") for p in OPS_DIR.glob(f"{fam}_*.tflite"))
 
 
-
 def _graph(name: str) -> Graph:
     p = OPS_DIR / f"{name}.tflite"
     g = read_tflite(p.read_bytes(), source=str(p))
@@ -45,8 +44,6 @@ def test_models_present() -> None:
     }  # fmt: skip
     missing = want - names
     assert not missing, f"run python -m tests.modelgen.ops_conv ({sorted(missing)} missing)"
-
-
 
 
 def test_dwconv_without_bias(tmp_path: Path) -> None:

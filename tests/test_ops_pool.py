@@ -48,8 +48,6 @@ def test_models_cover_options() -> None:
             assert (kind, what) in seen, (kind, what)
 
 
-
-
 def test_average_rounds_half_away_from_zero(tmp_path: Path) -> None:
     """Inputs whose 2x2 window sums end in exactly half a step, both signs, through our C."""
     path = OPS_DIR / "pool_avg_2x2_s2.tflite"

@@ -42,8 +42,9 @@ def assert_same_tree(a: Path, b: Path) -> None:
     assert not differ, f"files differ: {differ}"
 
 
-@pytest.mark.parametrize("model", [DIGITS, BRANCHY, MODELS / "kws_dscnn.tflite"],
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "model", [DIGITS, BRANCHY, MODELS / "kws_dscnn.tflite"], ids=lambda p: p.stem
+)
 def test_two_generations_are_byte_identical(model: Path, tmp_path: Path) -> None:
     a = api.generate(model, tmp_path / "a")
     b = api.generate(api.plan(model), tmp_path / "elsewhere" / "b")
@@ -65,8 +66,14 @@ def test_generation_is_independent_of_process_and_hash_seed(tmp_path: Path) -> N
         cwd.mkdir()
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
         out = tmp_path / f"out{seed}"
-        r = subprocess.run([sys.executable, "-c", GEN_SCRIPT, str(BRANCHY), str(out)],
-                           cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+        r = subprocess.run(
+            [sys.executable, "-c", GEN_SCRIPT, str(BRANCHY), str(out)],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert r.returncode == 0, r.stderr
         outs.append(out)
     assert_same_tree(*outs)
@@ -218,9 +225,21 @@ def test_cli_refuses_unwritable_output(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
     r = subprocess.run(
-        [sys.executable, "-m", "tinycompile.cli", "build", str(DIGITS), "--board", "host", "-o",
-         str(blocker / "sub" / "out")],
-        capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        [
+            sys.executable,
+            "-m",
+            "tinycompile.cli",
+            "build",
+            str(DIGITS),
+            "--board",
+            "host",
+            "-o",
+            str(blocker / "sub" / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert r.returncode == 2, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr

@@ -83,6 +83,12 @@ def compare(
 ) -> CompareReport:
     """Compile ``model`` for ``board``, run it, and compare bit for bit with TFLM."""
     return compare_plan(
-        plan(model), model, board=board, inputs=inputs, n=n, seed=seed, layers=layers,
+        plan(model),
+        model,
+        board=board,
+        inputs=inputs,
+        n=n,
+        seed=seed,
+        layers=layers,
         workdir=workdir,
     )

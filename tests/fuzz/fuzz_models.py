@@ -105,8 +105,18 @@ def _check_sources(files: dict[str, str]) -> str | None:
     return None
 
 
-SAN_FLAGS = ["-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
-             "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+SAN_FLAGS = [
+    "-std=c99",
+    "-O1",
+    "-g",
+    "-Wall",
+    "-Wextra",
+    "-Wno-unused-parameter",
+    "-Werror",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+    "-fno-omit-frame-pointer",
+]
 BUILD_MAX_ARENA = 8 << 20
 BUILD_MAX_MACS = 50_000_000
 
@@ -137,8 +147,12 @@ def _kernel_objects(kernels: list[Path], inc: list[str]) -> list[str]:
         objs = []
         for k in kernels:
             o = cache / (k.stem + ".o")
-            r = subprocess.run([host_cc(), *SAN_FLAGS, *inc, "-c", str(k), "-o", str(o)],
-                               capture_output=True, text=True, timeout=300)
+            r = subprocess.run(
+                [host_cc(), *SAN_FLAGS, *inc, "-c", str(k), "-o", str(o)],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             if r.returncode != 0:
                 raise RuntimeError(f"kernel compile failed:\n{r.stderr[-3000:]}")
             objs.append(str(o))
@@ -187,11 +201,21 @@ def build_and_run(p: Any, seed: int) -> str | None:
             return f"host compile (-Werror, sanitizers) failed:\n{r.stderr[-3000:]}"
         xs = _random_inputs(p.graph, 2, seed)
         Path(td, "tc_in.bin").write_bytes(api.pack_inputs(p.graph, xs))
-        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0",
-                   UBSAN_OPTIONS="print_stacktrace=1")
+        env = dict(
+            os.environ,
+            ASAN_OPTIONS="detect_leaks=0:abort_on_error=0",
+            UBSAN_OPTIONS="print_stacktrace=1",
+        )
         try:
-            r = subprocess.run([str(exe)], cwd=td, capture_output=True, text=True, timeout=60,
-                               env=env, preexec_fn=_unlimited)
+            r = subprocess.run(
+                [str(exe)],
+                cwd=td,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env=env,
+                preexec_fn=_unlimited,
+            )
         except subprocess.TimeoutExpired:
             return "generated program ran for more than 60 s"
         if r.returncode != 0:
@@ -275,8 +299,11 @@ def _board_project() -> Path:
 def _check_board_output(proj: Path, board: Any, path: str) -> str | None:
     """Board files stay under board/, are ASCII with balanced comments, and carry no text from
     the board file that holds a dangerous character (quote, comment end, $, newline...)."""
-    tainted = [v for v in (board.name, board.description, Path(path).name)
-               if isinstance(v, str) and DANGEROUS_TEXT.search(v)]
+    tainted = [
+        v
+        for v in (board.name, board.description, Path(path).name)
+        if isinstance(v, str) and DANGEROUS_TEXT.search(v)
+    ]
     for f in sorted(proj.rglob("*")):
         rel = f.relative_to(proj)
         if rel.parts[0] in ("runtime", "model") or f.is_dir():
@@ -314,8 +341,13 @@ def run_board_case(path: str) -> dict[str, Any]:
         verdict.text()
         json.dumps(verdict.as_dict())
         for arena, flash in ((1000, 1000), (1 << 31, 0), (0, 1 << 40)):
-            v = replace(verdict, arena=arena, sram_need=arena + verdict.stack, weights=flash,
-                        flash_need=flash)
+            v = replace(
+                verdict,
+                arena=arena,
+                sram_need=arena + verdict.stack,
+                weights=flash,
+                flash_need=flash,
+            )
             try:
                 fit.raise_if_too_big(v, source="m.tflite")
             except CompileError as e:  # DoesNotFit
@@ -328,8 +360,11 @@ def run_board_case(path: str) -> dict[str, Any]:
         except CompileError as e:
             # raised after loading: the message names the board rather than the file
             if "\n" in str(e) or (path not in str(e) and board.name not in str(e)):
-                return {"status": "fail", "kind": "bad message",
-                        "detail": f"neither file nor board named: {str(e)[:300]!r}"}
+                return {
+                    "status": "fail",
+                    "kind": "bad message",
+                    "detail": f"neither file nor board named: {str(e)[:300]!r}",
+                }
             return {"status": "rejected", "reason": e.reason}
         bad = _check_board_output(proj, board, path)
         if bad:
@@ -393,8 +428,13 @@ def worker_main(mem_mb: int) -> None:
         pass
     import atexit
 
-    atexit.register(lambda: [shutil.rmtree(Path(o[0]).parent, ignore_errors=True)
-                             for o in _KERNEL_CACHE.values() if o])
+    atexit.register(
+        lambda: [
+            shutil.rmtree(Path(o[0]).parent, ignore_errors=True)
+            for o in _KERNEL_CACHE.values()
+            if o
+        ]
+    )
     atexit.register(lambda: [shutil.rmtree(d, ignore_errors=True) for d in _BOARD_RUNTIME])
     proto.write('{"status": "ready"}\n')
     proto.flush()
@@ -434,13 +474,28 @@ class Worker:
         # they are removed even when the worker is killed
         tmp = self.log_path.parent / "worker-tmp"
         tmp.mkdir(exist_ok=True)
-        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", TMPDIR=str(tmp),
-                   PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        env = dict(
+            os.environ,
+            OPENBLAS_NUM_THREADS="1",
+            OMP_NUM_THREADS="1",
+            TMPDIR=str(tmp),
+            PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        )
         log = open(self.log_path, "wb")  # noqa: SIM115 - owned by the child
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.fuzz.fuzz_models", "--worker", "--mem-mb",
-             str(self.mem_mb)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=ROOT, env=env,
+            [
+                sys.executable,
+                "-m",
+                "tests.fuzz.fuzz_models",
+                "--worker",
+                "--mem-mb",
+                str(self.mem_mb),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            cwd=ROOT,
+            env=env,
             start_new_session=True,  # its own process group: stop() also ends cc and test runs
         )
         log.close()
@@ -518,8 +573,11 @@ class Failure:
 
     def signature(self) -> str:
         """Failures with the same kind and innermost frame count as one bug."""
-        frames = [f for f in re.findall(r'File "([^"]+)", line (\d+)', self.detail)
-                  if "/tests/fuzz/" not in f[0] or "tinycompile" in f[0]]
+        frames = [
+            f
+            for f in re.findall(r'File "([^"]+)", line (\d+)', self.detail)
+            if "/tests/fuzz/" not in f[0] or "tinycompile" in f[0]
+        ]
         if frames:
             return f"{self.kind} @ {Path(frames[-1][0]).name}:{frames[-1][1]}"
         m = re.search(r"(runtime error: .*|ERROR: \w+: [\w-]+|error: .*)", self.detail)
@@ -642,8 +700,14 @@ class BoardCases:
             name = None
         # a file name is the user's own choice: no control characters or '/' (a name with
         # quotes, '$' or '*' is still a valid file name, and the reader must cope with it)
-        if (isinstance(name, str) and name != stem and rng.random() < 0.7 and 0 < len(name) < 200
-                and not re.search(r"[/\x00-\x1f\x7f]", name) and name not in (".", "..")):
+        if (
+            isinstance(name, str)
+            and name != stem
+            and rng.random() < 0.7
+            and 0 < len(name) < 200
+            and not re.search(r"[/\x00-\x1f\x7f]", name)
+            and name not in (".", "..")
+        ):
             stem = name
         return out, f"{self.names[k]}: {d}", stem
 
@@ -717,8 +781,9 @@ def run_fuzz(
     return stats
 
 
-def _save(out_dir: Path, target: str, seed: int, f: Failure, data: bytes, suffix: str,
-          stem: str) -> Path:
+def _save(
+    out_dir: Path, target: str, seed: int, f: Failure, data: bytes, suffix: str, stem: str
+) -> Path:
     """Save a failing input; board files keep their (board) name in a folder of their own."""
     h = hashlib.sha1(data).hexdigest()[:10]
     if target == "boards":
@@ -782,8 +847,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds per case")
     ap.add_argument("--mem-mb", type=int, default=3072, help="address-space limit of the worker")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where failing inputs go")
-    ap.add_argument("--build-rate", type=float, default=0.0,
-                    help="fraction of compiled cases built and run with sanitizers")
+    ap.add_argument(
+        "--build-rate",
+        type=float,
+        default=0.0,
+        help="fraction of compiled cases built and run with sanitizers",
+    )
     ap.add_argument("--reasons", action="store_true", help="print the commonest refusals")
     ap.add_argument("--replay", type=Path, help="run one saved case in-process")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -796,9 +865,17 @@ def main(argv: list[str] | None = None) -> int:
     targets = ["models", "boards"] if a.target == "all" else [a.target]
     failed = 0
     for t in targets:
-        st = run_fuzz(a.seconds, a.seed, target=t, max_cases=a.max_cases, timeout=a.timeout,
-                      mem_mb=a.mem_mb, out_dir=a.out, build_rate=a.build_rate,
-                      log=lambda s: print(s, flush=True))
+        st = run_fuzz(
+            a.seconds,
+            a.seed,
+            target=t,
+            max_cases=a.max_cases,
+            timeout=a.timeout,
+            mem_mb=a.mem_mb,
+            out_dir=a.out,
+            build_rate=a.build_rate,
+            log=lambda s: print(s, flush=True),
+        )
         print(st.summary(), flush=True)
         if a.reasons:
             print("commonest refusals:\n" + st.top_reasons())

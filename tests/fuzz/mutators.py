@@ -18,17 +18,64 @@ import numpy as np
 from .flatmap import FlatMap, Site, build_map
 
 I32_EDGES = [
-    0, 1, -1, 2, 3, 7, 8, 16, 127, 128, 255, 256, -128, -129, 0x7FFF, 0x8000, 0xFFFF, 0x10000,
-    1 << 20, 1 << 24, 0x3FFFFFFF, 0x40000000, 0x7FFFFFFE, 0x7FFFFFFF, -0x80000000, -2, -65536,
+    0,
+    1,
+    -1,
+    2,
+    3,
+    7,
+    8,
+    16,
+    127,
+    128,
+    255,
+    256,
+    -128,
+    -129,
+    0x7FFF,
+    0x8000,
+    0xFFFF,
+    0x10000,
+    1 << 20,
+    1 << 24,
+    0x3FFFFFFF,
+    0x40000000,
+    0x7FFFFFFE,
+    0x7FFFFFFF,
+    -0x80000000,
+    -2,
+    -65536,
 ]
 DIM_EDGES = [0, -1, -2, -0x80000000, 0x7FFFFFFF, 65536, 1 << 20, 46341, 3, 1000, 1 << 16, 1 << 30]
 FLOAT_EDGES = [
-    float("nan"), float("inf"), -float("inf"), 0.0, -0.0, -1.0, 1e-45, 1e-38, 1e38, 3.4e38, 1e-10,
-    65536.0, 1.0, 0.5,
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    0.0,
+    -0.0,
+    -1.0,
+    1e-45,
+    1e-38,
+    1e38,
+    3.4e38,
+    1e-10,
+    65536.0,
+    1.0,
+    0.5,
 ]
 HOSTILE_TEXT = [
-    b'*/ system("rm -rf /"); /*', b"\n#include <stdio.h>\n", b"a\\\n", b"??/", b"\x00", b"\xff\xfe",
-    b"\r\n", b"%s%n%x", b"../../etc/passwd", b"/abs/path", b"\"'`$(x)", b"\xe2\x80\xae",
+    b'*/ system("rm -rf /"); /*',
+    b"\n#include <stdio.h>\n",
+    b"a\\\n",
+    b"??/",
+    b"\x00",
+    b"\xff\xfe",
+    b"\r\n",
+    b"%s%n%x",
+    b"../../etc/passwd",
+    b"/abs/path",
+    b"\"'`$(x)",
+    b"\xe2\x80\xae",
 ]
 
 
@@ -441,10 +488,34 @@ def s_op_io(m: Any, rng: random.Random) -> str:
 
 
 SUPPORTED_KINDS = [
-    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D", "MAX_POOL_2D", "ADD",
-    "MUL", "SUB", "SOFTMAX", "RESHAPE", "MEAN", "CONCATENATION", "LOGISTIC", "TANH", "RELU",
-    "RELU6", "QUANTIZE", "DEQUANTIZE", "HARD_SWISH", "PAD", "SQUEEZE", "LEAKY_RELU", "EXP",
-    "STRIDED_SLICE", "TRANSPOSE", "CUSTOM", "WHILE", "IF",
+    "CONV_2D",
+    "DEPTHWISE_CONV_2D",
+    "FULLY_CONNECTED",
+    "AVERAGE_POOL_2D",
+    "MAX_POOL_2D",
+    "ADD",
+    "MUL",
+    "SUB",
+    "SOFTMAX",
+    "RESHAPE",
+    "MEAN",
+    "CONCATENATION",
+    "LOGISTIC",
+    "TANH",
+    "RELU",
+    "RELU6",
+    "QUANTIZE",
+    "DEQUANTIZE",
+    "HARD_SWISH",
+    "PAD",
+    "SQUEEZE",
+    "LEAKY_RELU",
+    "EXP",
+    "STRIDED_SLICE",
+    "TRANSPOSE",
+    "CUSTOM",
+    "WHILE",
+    "IF",
 ]
 
 
@@ -461,7 +532,7 @@ def s_opkind(m: Any, rng: random.Random) -> str:
     oc.deprecatedBuiltinCode = min(code, 127)
     oc.version = rng.choice([1, 2, 100])
     if kind == "CUSTOM":
-        oc.customCode = rng.choice([b"Foo", b'*/ x(); /*\n', b"\xff\xfe"])
+        oc.customCode = rng.choice([b"Foo", b"*/ x(); /*\n", b"\xff\xfe"])
     codes.append(oc)
     ops[i].opcodeIndex = len(codes) - 1
     if rng.random() < 0.3:
@@ -499,8 +570,17 @@ def s_wrong_options(m: Any, rng: random.Random) -> str:
     s = schema()
     ops = _ops(m)
     i = rng.randrange(len(ops))
-    kind = rng.choice(["Conv2DOptions", "Pool2DOptions", "AddOptions", "SoftmaxOptions",
-                       "ReshapeOptions", "ConcatenationOptions", "FullyConnectedOptions"])
+    kind = rng.choice(
+        [
+            "Conv2DOptions",
+            "Pool2DOptions",
+            "AddOptions",
+            "SoftmaxOptions",
+            "ReshapeOptions",
+            "ConcatenationOptions",
+            "FullyConnectedOptions",
+        ]
+    )
     ops[i].builtinOptionsType = getattr(s.BuiltinOptions, kind)
     ops[i].builtinOptions = getattr(s, kind + "T")()
     return f"op {i} gets {kind}"
@@ -521,8 +601,18 @@ def s_names(m: Any, rng: random.Random) -> str:
 
 def s_structure(m: Any, rng: random.Random) -> str:
     """Whole-graph damage: no subgraphs, two subgraphs, no ops, no tensors, dropped entries."""
-    what = rng.choice(["no_sg", "two_sg", "no_ops", "drop_tensor", "drop_op", "drop_code",
-                       "no_buffers", "version"])
+    what = rng.choice(
+        [
+            "no_sg",
+            "two_sg",
+            "no_ops",
+            "drop_tensor",
+            "drop_op",
+            "drop_code",
+            "no_buffers",
+            "version",
+        ]
+    )
     sg = _sg(m)
     if what == "no_sg":
         m.subgraphs = []
@@ -646,9 +736,33 @@ def _tval(v: Any) -> str:
 
 
 TOML_VALUES: list[Any] = [
-    0, -1, 1, -(2**63), 2**63 - 1, 10**30, 4294967296, 0x7FFFFFFF, 1.5, float("nan"),
-    float("inf"), -0.0, "", "x", "0x8000000", "-5", "cortex-m99", "../../../etc/passwd",
-    '*/ evil(); /*', "a\nb", True, False, [], [1, 2], ["a"], {"k": 1}, "\u202e",
+    0,
+    -1,
+    1,
+    -(2**63),
+    2**63 - 1,
+    10**30,
+    4294967296,
+    0x7FFFFFFF,
+    1.5,
+    float("nan"),
+    float("inf"),
+    -0.0,
+    "",
+    "x",
+    "0x8000000",
+    "-5",
+    "cortex-m99",
+    "../../../etc/passwd",
+    "*/ evil(); /*",
+    "a\nb",
+    True,
+    False,
+    [],
+    [1, 2],
+    ["a"],
+    {"k": 1},
+    "\u202e",
 ]
 
 
@@ -698,8 +812,9 @@ def mutate_toml(text: str, rng: random.Random) -> tuple[bytes, str]:
         path = rng.choice(paths)
         parent = _get(d, path[:-1])
         k = path[-1]
-        op = rng.choice(["delete", "type", "number", "number", "unknown", "negative", "empty",
-                         "text", "text"])
+        op = rng.choice(
+            ["delete", "type", "number", "number", "unknown", "negative", "empty", "text", "text"]
+        )
         if op == "text":
             # hostile text into a string field: description, name, pins, machine...
             strs = [q for q in paths if isinstance(_get(d, q), str)]
@@ -716,8 +831,10 @@ def mutate_toml(text: str, rng: random.Random) -> tuple[bytes, str]:
         elif op in ("number", "negative"):
             cur = parent[k]
             if isinstance(cur, (int, float)) and not isinstance(cur, bool):
-                parent[k] = -cur if op == "negative" else rng.choice(
-                    [0, cur * 2**20, cur + 1, cur - 1, 2**64, -(2**63), 1]
+                parent[k] = (
+                    -cur
+                    if op == "negative"
+                    else rng.choice([0, cur * 2**20, cur + 1, cur - 1, 2**64, -(2**63), 1])
                 )
             else:
                 parent[k] = rng.choice([0, -1, 2**63 - 1, -(2**31)])

@@ -80,16 +80,24 @@ UART_DRIVERS: dict[str, tuple[tuple[int, ...], str | None, dict[str, tuple[type,
     "stm32f4": ((1, 2, 3, 6), _STM32_PIN, {"af": (int, range(16))}),
     "stm32f7": ((1, 2, 3, 6), _STM32_PIN, {"af": (int, range(16))}),
     "stm32h7": ((1, 2, 3, 6), _STM32_PIN, {"af": (int, range(16))}),
-    "samd21": ((0, 1, 2, 3, 4, 5), r"P[AB]([0-9]|[12][0-9]|3[01])",
-               {"pmux": (str, tuple("ABCDEFGH")), "txpo": (int, range(4)),
-                "rxpo": (int, range(4))}),
+    "samd21": (
+        (0, 1, 2, 3, 4, 5),
+        r"P[AB]([0-9]|[12][0-9]|3[01])",
+        {"pmux": (str, tuple("ABCDEFGH")), "txpo": (int, range(4)), "rxpo": (int, range(4))},
+    ),
     "nrf52": ((0,), r"P[01]\.([0-9]|[0-2][0-9]|3[01])", {}),
     "rp2040": ((0,), r"GP([0-9]|[12][0-9])", {}),
     "cmsdk": ((0,), None, {}),
 }
-DRIVER_CORES = {"stm32f4": ("cortex-m4",), "stm32f7": ("cortex-m7",), "stm32h7": ("cortex-m7",),
-                "samd21": ("cortex-m0plus",), "nrf52": ("cortex-m4",),
-                "rp2040": ("cortex-m0plus",), "cmsdk": tuple(CORE_FPUS)}
+DRIVER_CORES = {
+    "stm32f4": ("cortex-m4",),
+    "stm32f7": ("cortex-m7",),
+    "stm32h7": ("cortex-m7",),
+    "samd21": ("cortex-m0plus",),
+    "nrf52": ("cortex-m4",),
+    "rp2040": ("cortex-m0plus",),
+    "cmsdk": tuple(CORE_FPUS),
+}
 
 
 # Board text reaches generated C comments, linker scripts, Makefiles and paths: keep it to safe
@@ -103,8 +111,16 @@ def _fail(source: Path, fld: str, why: str) -> CompileError:
     return CompileError(f"field '{fld}': {why}", source=str(source))
 
 
-def _get(table: dict[str, Any], key: str, typ: type | tuple[type, ...], source: Path,
-         prefix: str = "", *, default: Any = ..., choices: Any = None) -> Any:
+def _get(
+    table: dict[str, Any],
+    key: str,
+    typ: type | tuple[type, ...],
+    source: Path,
+    prefix: str = "",
+    *,
+    default: Any = ...,
+    choices: Any = None,
+) -> Any:
     fld = prefix + key
     if key not in table:
         if default is ...:
@@ -120,8 +136,11 @@ def _get(table: dict[str, Any], key: str, typ: type | tuple[type, ...], source: 
         names = " or ".join(t.__name__ for t in types)
         raise _fail(source, fld, f"expected {names}, got {type(value).__name__} {value!r}")
     if choices is not None and value not in choices:
-        shown = ", ".join(str(c) for c in choices) if not isinstance(choices, range) else (
-            f"{choices.start}..{choices.stop - 1}")
+        shown = (
+            ", ".join(str(c) for c in choices)
+            if not isinstance(choices, range)
+            else (f"{choices.start}..{choices.stop - 1}")
+        )
         raise _fail(source, fld, f"{value!r} is not one of {shown}")
     return value
 
@@ -182,8 +201,7 @@ def _parse_uart(raw: Any, source: Path, core: str) -> UartSpec:
     instances, pin_re, extras = UART_DRIVERS[driver]
     if core not in DRIVER_CORES[driver]:
         raise _fail(source, "uart.driver", f"driver {driver} is for {DRIVER_CORES[driver]}")
-    instance = _get(raw, "instance", int, source, "uart.", default=instances[0],
-                    choices=instances)
+    instance = _get(raw, "instance", int, source, "uart.", default=instances[0], choices=instances)
     pins: dict[str, str | None] = {}
     for key in ("tx", "rx"):
         if pin_re is None:
@@ -193,12 +211,12 @@ def _parse_uart(raw: Any, source: Path, core: str) -> UartSpec:
         if not re.fullmatch(pin_re, pin):
             raise _fail(source, "uart." + key, f"{pin!r} is not a pin name for {driver}")
         pins[key] = pin
-    baud = _positive(_get(raw, "baud", int, source, "uart.", default=115200), source,
-                     "uart.baud")
+    baud = _positive(_get(raw, "baud", int, source, "uart.", default=115200), source, "uart.baud")
     clock = _get(raw, "clock_hz", int, source, "uart.", default=None)
     extra = {k: _get(raw, k, t, source, "uart.", choices=c) for k, (t, c) in extras.items()}
-    _no_unknown(raw, {"driver", "instance", "tx", "rx", "baud", "clock_hz", *extras}, source,
-                "uart.")
+    _no_unknown(
+        raw, {"driver", "instance", "tx", "rx", "baud", "clock_hz", *extras}, source, "uart."
+    )
     return UartSpec(driver, instance, pins["tx"], pins["rx"], baud, clock, extra)
 
 
@@ -211,11 +229,11 @@ def _parse_emulator(raw: Any, source: Path) -> EmulatorSpec:
         raise _fail(source, p + "machine", "the emulator build needs an mps2 machine")
     cpu = _get(raw, "qemu_cpu", str, source, p, default=None)
     trap = _get(raw, "unaligned_trap", bool, source, p, default=False)
-    bm = _get(raw, "board_machine", str, source, p, default=None,
-              choices=tuple(EMULATOR_MACHINES))
+    bm = _get(raw, "board_machine", str, source, p, default=None, choices=tuple(EMULATOR_MACHINES))
     bs = _get(raw, "board_serial", int, source, p, default=0, choices=range(8))
-    _no_unknown(raw, {"machine", "qemu_cpu", "unaligned_trap", "board_machine", "board_serial"},
-                source, p)
+    _no_unknown(
+        raw, {"machine", "qemu_cpu", "unaligned_trap", "board_machine", "board_serial"}, source, p
+    )
     return EmulatorSpec(machine, cpu, trap, bm, bs)
 
 
@@ -240,9 +258,12 @@ def load_board_file(path: str | Path) -> Board:
         raise _fail(source, "name", f"{name!r}: use letters, digits, '_', '.' and '-' only")
     description = _get(raw, "description", str, source, default=name)
     if not _DESCRIPTION.fullmatch(description):
-        raise _fail(source, "description",
-                    "printable ASCII only, without '*', '\\', '?' or '\"' (it is copied"
-                    " into generated C comments)")
+        raise _fail(
+            source,
+            "description",
+            "printable ASCII only, without '*', '\\', '?' or '\"' (it is copied"
+            " into generated C comments)",
+        )
     core = _get(raw, "core", str, source, choices=tuple(CORE_FPUS))
     fpu = _get(raw, "fpu", str, source, default="none", choices=CORE_FPUS[core])
     clock_hz = _positive(_get(raw, "clock_hz", int, source), source, "clock_hz")
@@ -274,15 +295,42 @@ def load_board_file(path: str | Path) -> Board:
     if "emulator" not in raw:
         raise _fail(source, "emulator", "missing")
     emulator = _parse_emulator(raw["emulator"], source)
-    known = {"name", "description", "core", "fpu", "clock_hz", "max_clock_hz", "timer", "caches",
-             "stack_bytes", "flash_methods", "flash", "sram", "uart", "emulator"}
+    known = {
+        "name",
+        "description",
+        "core",
+        "fpu",
+        "clock_hz",
+        "max_clock_hz",
+        "timer",
+        "caches",
+        "stack_bytes",
+        "flash_methods",
+        "flash",
+        "sram",
+        "uart",
+        "emulator",
+    }
     _no_unknown(raw, known, source, "")
     if stack >= sram[0].size:
         raise _fail(source, "stack_bytes", "the stack reserve does not fit in the first SRAM")
-    return Board(name=name, description=description, core=core, fpu=fpu, clock_hz=clock_hz,
-                 max_clock_hz=max_clock, timer=timer, caches=caches, stack_bytes=stack,
-                 flash=flash, sram=sram, uart=uart, flash_methods=tuple(methods),
-                 emulator=emulator, source=source)
+    return Board(
+        name=name,
+        description=description,
+        core=core,
+        fpu=fpu,
+        clock_hz=clock_hz,
+        max_clock_hz=max_clock,
+        timer=timer,
+        caches=caches,
+        stack_bytes=stack,
+        flash=flash,
+        sram=sram,
+        uart=uart,
+        flash_methods=tuple(methods),
+        emulator=emulator,
+        source=source,
+    )
 
 
 def board_dirs() -> list[Path]:
@@ -324,4 +372,3 @@ def list_boards(*, include_host: bool = False) -> list[Board]:
             seen[path.stem] = load_board_file(path)
     boards = sorted(seen.values(), key=lambda b: b.name)
     return ([HOST] if include_host else []) + boards
-

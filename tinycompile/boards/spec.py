@@ -18,16 +18,31 @@ CORE_FPUS: dict[str, tuple[str, ...]] = {
 
 # QEMU machines this project knows how to drive: CPU, SysTick clock (cpuclk) and memory map.
 EMULATOR_MACHINES: dict[str, dict[str, Any]] = {
-    "mps2-an385": {"cpu": "cortex-m3", "systick_hz": 25_000_000,
-                   "code": (0x0, 0x400000), "ram": (0x20000000, 0x400000)},
-    "mps2-an386": {"cpu": "cortex-m4", "systick_hz": 25_000_000,
-                   "code": (0x0, 0x400000), "ram": (0x20000000, 0x400000)},
-    "mps2-an500": {"cpu": "cortex-m7", "systick_hz": 25_000_000,
-                   "code": (0x0, 0x400000), "ram": (0x20000000, 0x400000)},
-    "netduinoplus2": {"cpu": "cortex-m4", "systick_hz": 168_000_000,
-                      "code": (0x08000000, 0x100000), "ram": (0x20000000, 0x20000)},
+    "mps2-an385": {
+        "cpu": "cortex-m3",
+        "systick_hz": 25_000_000,
+        "code": (0x0, 0x400000),
+        "ram": (0x20000000, 0x400000),
+    },
+    "mps2-an386": {
+        "cpu": "cortex-m4",
+        "systick_hz": 25_000_000,
+        "code": (0x0, 0x400000),
+        "ram": (0x20000000, 0x400000),
+    },
+    "mps2-an500": {
+        "cpu": "cortex-m7",
+        "systick_hz": 25_000_000,
+        "code": (0x0, 0x400000),
+        "ram": (0x20000000, 0x400000),
+    },
+    "netduinoplus2": {
+        "cpu": "cortex-m4",
+        "systick_hz": 168_000_000,
+        "code": (0x08000000, 0x100000),
+        "ram": (0x20000000, 0x20000),
+    },
 }
-
 
 
 @dataclass(frozen=True)
@@ -149,16 +164,28 @@ class Board:
             "clock_hz": self.clock_hz,
             "max_clock_hz": self.max_clock_hz,
             "timer": self.timer,
-            "flash": {"origin": self.flash.origin, "size": self.flash.size,
-                      "reserved": self.flash.reserved, "app_origin": self.flash.app_origin,
-                      "app_size": self.flash.app_size, "boot2": self.flash.boot2},
+            "flash": {
+                "origin": self.flash.origin,
+                "size": self.flash.size,
+                "reserved": self.flash.reserved,
+                "app_origin": self.flash.app_origin,
+                "app_size": self.flash.app_size,
+                "boot2": self.flash.boot2,
+            },
             "sram": [{"name": r.name, "origin": r.origin, "size": r.size} for r in self.sram],
             "stack_bytes": self.stack_bytes,
-            "uart": {"driver": self.uart.driver, "instance": self.uart.instance,
-                     "tx": self.uart.tx, "rx": self.uart.rx, "baud": self.uart.baud},
+            "uart": {
+                "driver": self.uart.driver,
+                "instance": self.uart.instance,
+                "tx": self.uart.tx,
+                "rx": self.uart.rx,
+                "baud": self.uart.baud,
+            },
             "flash_methods": list(self.flash_methods),
-            "emulator": {"machine": self.emulator.machine,
-                         "board_machine": self.emulator.board_machine},
+            "emulator": {
+                "machine": self.emulator.machine,
+                "board_machine": self.emulator.board_machine,
+            },
             "emulator_only": not self.has_hardware,
             "source": str(self.source) if self.source else None,
         }
@@ -172,9 +199,11 @@ class Board:
         mhz = f"{self.clock_hz / 1e6:g}"
         if self.max_clock_hz > self.clock_hz:
             mhz += f"/{self.max_clock_hz / 1e6:g}"
-        return (f"{self.name:<11} {core:<6} {fpu:<12} {mhz + ' MHz':<12} "
-                f"flash {self.flash_bytes // 1024:>5} KB  SRAM {self.sram_bytes // 1024:>5} KB  "
-                f"{self.description}")
+        return (
+            f"{self.name:<11} {core:<6} {fpu:<12} {mhz + ' MHz':<12} "
+            f"flash {self.flash_bytes // 1024:>5} KB  SRAM {self.sram_bytes // 1024:>5} KB  "
+            f"{self.description}"
+        )
 
     def cpu_flags(self) -> list[str]:
         """arm-none-eabi-gcc flags selecting the core, Thumb and the float ABI."""

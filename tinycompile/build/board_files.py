@@ -77,8 +77,9 @@ def write_testvec(project_dir: str | Path, inputs: Sequence[Any] | None) -> Path
         data = bytes(x) if isinstance(x, bytes | bytearray | memoryview) else x.tobytes("C")
         if not data:
             raise CompileError("test vector input is empty")
-        lines = [", ".join(f"0x{b:02x}" for b in data[i:i + 16]) + ","
-                 for i in range(0, len(data), 16)]
+        lines = [
+            ", ".join(f"0x{b:02x}" for b in data[i : i + 16]) + "," for i in range(0, len(data), 16)
+        ]
         arrays.append({"size": len(data), "lines": lines})
     text = template_env().get_template("tc_testvec.h.j2").render(count=len(arrays), arrays=arrays)
     path = Path(project_dir) / "board" / "tc_testvec.h"
@@ -99,14 +100,18 @@ def linker_layout(board: Board, variant: str, *, measure: bool = False) -> dict[
         machine = EMULATOR_MACHINES[board.emulator.machine]
         (code_o, code_n), (ram_o, ram_n) = machine["code"], machine["ram"]
         if board.flash_bytes > code_n or board.sram_bytes > ram_n:
-            raise CompileError(f"board {board.name}: its flash or SRAM is larger than the "
-                               f"emulator machine {board.emulator.machine}'s memory")
+            raise CompileError(
+                f"board {board.name}: its flash or SRAM is larger than the "
+                f"emulator machine {board.emulator.machine}'s memory"
+            )
         flash_origin, flash_len = code_o, min(board.flash_bytes + EMU_IO_FLASH, code_n)
         ram_origin, ram_len = ram_o, min(board.sram_bytes + EMU_IO_SRAM, ram_n)
         extra = []
         heap = EMU_HEAP_BYTES
-        note = (f"QEMU {board.emulator.machine} memory map, board {board.name}'s budgets "
-                f"({board.flash_bytes} bytes flash, {board.sram_bytes} bytes SRAM) enforced.")
+        note = (
+            f"QEMU {board.emulator.machine} memory map, board {board.name}'s budgets "
+            f"({board.flash_bytes} bytes flash, {board.sram_bytes} bytes SRAM) enforced."
+        )
     if measure:
         # Room for anything: used only to size a firmware that failed to fit.
         limit = ram_origin - flash_origin if ram_origin > flash_origin else 1 << 28
@@ -134,12 +139,21 @@ def linker_layout(board: Board, variant: str, *, measure: bool = False) -> dict[
 
 def render_linker(board: Board, variant: str, *, measure: bool = False) -> str:
     """The linker script of `variant` (with `measure`, unbounded regions to size an overflow)."""
-    return template_env().get_template("linker.ld.j2").render(
-        board=board, variant=variant, **linker_layout(board, variant, measure=measure))
+    return (
+        template_env()
+        .get_template("linker.ld.j2")
+        .render(board=board, variant=variant, **linker_layout(board, variant, measure=measure))
+    )
 
 
-def render_board_files(project_dir: str | Path, board: Board | str, *, debug_layers: bool = False,
-                       profile: bool = True, opt: str = "-O2") -> Path:
+def render_board_files(
+    project_dir: str | Path,
+    board: Board | str,
+    *,
+    debug_layers: bool = False,
+    profile: bool = True,
+    opt: str = "-O2",
+) -> Path:
     """Render DIR/board/NAME/ (tc_board.h, board.ld, emulator.ld, Makefile) and, when missing,
     DIR/board/tc_testvec.h; return DIR/board/NAME."""
     project = Path(project_dir).resolve()
@@ -148,8 +162,9 @@ def render_board_files(project_dir: str | Path, board: Board | str, *, debug_lay
     return project / "board" / b.name
 
 
-def write_board_files(project: Path, b: Board, *, debug_layers: bool, profile: bool,
-                      opt: str) -> dict[str, BuildRecipe]:
+def write_board_files(
+    project: Path, b: Board, *, debug_layers: bool, profile: bool, opt: str
+) -> dict[str, BuildRecipe]:
     """Write the board's files into the (resolved) project `project`; return the build recipe
     of each variant, as the Makefile repeats them."""
     if b.is_host:
@@ -158,21 +173,42 @@ def write_board_files(project: Path, b: Board, *, debug_layers: bool, profile: b
     out = project / "board" / b.name
     env = template_env()
     src_name = b.source.name if b.source else f"{b.name}.toml"
-    write_if_changed(out / "tc_board.h", env.get_template("tc_board.h.j2").render(
-        board=b, defines=board_defines(b), source_name=src_name))
+    write_if_changed(
+        out / "tc_board.h",
+        env.get_template("tc_board.h.j2").render(
+            board=b, defines=board_defines(b), source_name=src_name
+        ),
+    )
     for v in VARIANTS:
         write_if_changed(out / f"{v}.ld", render_linker(b, v))
     if not (project / "board" / "tc_testvec.h").exists():
         write_testvec(project, None)
     boot2 = make_boot2(project, b, find_toolchain()) if b.flash and b.flash.boot2 else None
-    recipes = {v: make_recipe(project, b, v, debug_layers=debug_layers, profile=profile,
-                              opt=opt, boot2_src=boot2 if v == "board" else None)
-               for v in VARIANTS}
-    variants = [{"name": v, "cflags": [f.replace(f"{project}/", "$(CURDIR)/") for f in r.cflags],
-                 "ldflags": r.ldflags, "sources": r.sources, "options": r.options}
-                for v, r in recipes.items()]
-    write_if_changed(out / "Makefile", env.get_template("Makefile.j2").render(
-        board=b, variants=variants))
+    recipes = {
+        v: make_recipe(
+            project,
+            b,
+            v,
+            debug_layers=debug_layers,
+            profile=profile,
+            opt=opt,
+            boot2_src=boot2 if v == "board" else None,
+        )
+        for v in VARIANTS
+    }
+    variants = [
+        {
+            "name": v,
+            "cflags": [f.replace(f"{project}/", "$(CURDIR)/") for f in r.cflags],
+            "ldflags": r.ldflags,
+            "sources": r.sources,
+            "options": r.options,
+        }
+        for v, r in recipes.items()
+    ]
+    write_if_changed(
+        out / "Makefile", env.get_template("Makefile.j2").render(board=b, variants=variants)
+    )
     return recipes
 
 

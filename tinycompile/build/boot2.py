@@ -31,12 +31,18 @@ def make_boot2(project_dir: Path, board: Board, tools: dict[str, str]) -> str:
     with tempfile.TemporaryDirectory(prefix="tc_boot2_") as tmp:
         obj = Path(tmp) / "boot2.o"
         raw = Path(tmp) / "boot2.bin"
-        proc = run_tool([tools["gcc"], *board.cpu_flags(), "-c", src, "-o", str(obj)],
-                        project_dir, "assembling boot2")
+        proc = run_tool(
+            [tools["gcc"], *board.cpu_flags(), "-c", src, "-o", str(obj)],
+            project_dir,
+            "assembling boot2",
+        )
         if proc.returncode:
             raise tool_failure(proc, f"assembling {src}")
-        proc = run_tool([tools["objcopy"], "-O", "binary", "-j", ".text.tc_boot2", str(obj),
-                         str(raw)], project_dir, "boot2 objcopy")
+        proc = run_tool(
+            [tools["objcopy"], "-O", "binary", "-j", ".text.tc_boot2", str(obj), str(raw)],
+            project_dir,
+            "boot2 objcopy",
+        )
         if proc.returncode:
             raise tool_failure(proc, "objcopy of boot2")
         code = raw.read_bytes()
@@ -45,9 +51,12 @@ def make_boot2(project_dir: Path, board: Board, tools: dict[str, str]) -> str:
     payload = code.ljust(252, b"\0")
     crc = rp2040_boot2_crc32(payload)
     block = payload + struct.pack("<I", crc)
-    lines = [", ".join(f"0x{b:02x}" for b in block[i:i + 16]) for i in range(0, 256, 16)]
-    text = template_env().get_template("boot2_padded.S.j2").render(code_size=len(code), crc=crc,
-                                                                   lines=lines)
+    lines = [", ".join(f"0x{b:02x}" for b in block[i : i + 16]) for i in range(0, 256, 16)]
+    text = (
+        template_env()
+        .get_template("boot2_padded.S.j2")
+        .render(code_size=len(code), crc=crc, lines=lines)
+    )
     rel = f"board/{board.name}/tc_boot2_padded.S"
     write_if_changed(project_dir / rel, text)
     return rel

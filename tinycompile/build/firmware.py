@@ -59,16 +59,18 @@ class FirmwareBuild:
     warnings: tuple[str, ...] = ()
 
 
-def _compile_all(tools: dict[str, str], project: Path, recipe: BuildRecipe, obj_root: str
-                 ) -> tuple[list[str], list[str]]:
+def _compile_all(
+    tools: dict[str, str], project: Path, recipe: BuildRecipe, obj_root: str
+) -> tuple[list[str], list[str]]:
     objs = [f"{obj_root}/{os.path.splitext(s)[0]}.o" for s in recipe.sources]
     for o in objs:
         (project / o).parent.mkdir(parents=True, exist_ok=True)
 
     def one(src_obj: tuple[str, str]) -> subprocess.CompletedProcess[str]:
         src, obj = src_obj
-        return run_tool([tools["gcc"], *recipe.cflags, "-c", src, "-o", obj], project,
-                        f"compiling {src}")
+        return run_tool(
+            [tools["gcc"], *recipe.cflags, "-c", src, "-o", obj], project, f"compiling {src}"
+        )
 
     with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
         results = list(pool.map(one, zip(recipe.sources, objs, strict=True)))
@@ -80,18 +82,32 @@ def _compile_all(tools: dict[str, str], project: Path, recipe: BuildRecipe, obj_
     return objs, warnings
 
 
-def _link(tools: dict[str, str], project: Path, objs: list[str], ldflags: list[str],
-          map_path: str, elf: str) -> subprocess.CompletedProcess[str]:
-    return run_tool([tools["gcc"], *objs, *ldflags, f"-Wl,-Map={map_path}", "-o", elf], project,
-                    "linking")
+def _link(
+    tools: dict[str, str],
+    project: Path,
+    objs: list[str],
+    ldflags: list[str],
+    map_path: str,
+    elf: str,
+) -> subprocess.CompletedProcess[str]:
+    return run_tool(
+        [tools["gcc"], *objs, *ldflags, f"-Wl,-Map={map_path}", "-o", elf], project, "linking"
+    )
 
 
 _OVERFLOW = re.compile(r"region `?\w+'? overflowed|will not fit in region|tinycompile-budget:")
 
 
-def build_firmware(project_dir: str | Path, board: Board | str, *, variant: str = "board",
-                   debug_layers: bool = False, profile: bool = True, opt: str = "-O2",
-                   test_inputs: Sequence[Any] | None = None) -> FirmwareBuild:
+def build_firmware(
+    project_dir: str | Path,
+    board: Board | str,
+    *,
+    variant: str = "board",
+    debug_layers: bool = False,
+    profile: bool = True,
+    opt: str = "-O2",
+    test_inputs: Sequence[Any] | None = None,
+) -> FirmwareBuild:
     """Render the board's files into DIR/board/NAME and build DIR/build/NAME-VARIANT/firmware.*.
 
     `test_inputs` (board variant): the first sample's input tensors, rendered into
@@ -110,8 +126,9 @@ def build_firmware(project_dir: str | Path, board: Board | str, *, variant: str 
     project = Path(project_dir).resolve()
     if test_inputs is not None:
         write_testvec(project, test_inputs)
-    recipe = write_board_files(project, b, debug_layers=debug_layers, profile=profile,
-                               opt=opt)[variant]
+    recipe = write_board_files(project, b, debug_layers=debug_layers, profile=profile, opt=opt)[
+        variant
+    ]
 
     rel_build = f"build/{b.name}-{variant}"
     build_dir = project / rel_build
@@ -136,10 +153,14 @@ def build_firmware(project_dir: str | Path, board: Board | str, *, variant: str 
             if report.flash_used > report.flash_total:
                 parts.append(f"flash {report.flash_used} > {report.flash_total} bytes")
             if report.sram_used > report.sram_total:
-                parts.append(f"SRAM {report.sram_used} > {report.sram_total} bytes (arena "
-                             f"{report.arena}, stack {report.stack})")
-            err = DoesNotFit(f"{variant} firmware does not fit board {b.name}: "
-                             + ("; ".join(parts) or "linker region overflow"))
+                parts.append(
+                    f"SRAM {report.sram_used} > {report.sram_total} bytes (arena "
+                    f"{report.arena}, stack {report.stack})"
+                )
+            err = DoesNotFit(
+                f"{variant} firmware does not fit board {b.name}: "
+                + ("; ".join(parts) or "linker region overflow")
+            )
             err.report = report  # type: ignore[attr-defined]
             raise err
         raise tool_failure(proc, "linking the firmware")
@@ -155,14 +176,32 @@ def build_firmware(project_dir: str | Path, board: Board | str, *, variant: str 
     if variant == "board" and b.flash and b.flash.uf2_family_id is not None:
         uf2_spec = (b.flash.app_origin, b.flash.uf2_family_id)
     bin_path, hex_path, uf2 = write_images(tools, project, elf_rel, uf2_spec)
-    return FirmwareBuild(board=b, variant=variant, project_dir=project, build_dir=build_dir,
-                         elf=names["elf"], bin=bin_path, hex=hex_path, uf2=uf2,
-                         map=names["map"], size=report, debug_layers=debug_layers,
-                         profile=profile, warnings=tuple(warnings))
+    return FirmwareBuild(
+        board=b,
+        variant=variant,
+        project_dir=project,
+        build_dir=build_dir,
+        elf=names["elf"],
+        bin=bin_path,
+        hex=hex_path,
+        uf2=uf2,
+        map=names["map"],
+        size=report,
+        debug_layers=debug_layers,
+        profile=profile,
+        warnings=tuple(warnings),
+    )
 
 
-def _measure(tools: dict[str, str], project: Path, board: Board, variant: str, objs: list[str],
-             recipe: BuildRecipe, rel_build: str) -> SizeReport:
+def _measure(
+    tools: dict[str, str],
+    project: Path,
+    board: Board,
+    variant: str,
+    objs: list[str],
+    recipe: BuildRecipe,
+    rel_build: str,
+) -> SizeReport:
     """Relink with unbounded regions to size a firmware that overflowed its board."""
     script = f"{rel_build}/measure.ld"
     (project / script).write_text(render_linker(board, variant, measure=True), encoding="utf-8")

@@ -16,21 +16,22 @@ def uf2_image(image: bytes, base: int, family: int) -> bytes:
     n = (len(image) + 255) // 256
     out = bytearray()
     for i in range(n):
-        chunk = image[i * 256:(i + 1) * 256].ljust(256, b"\0")
-        out += struct.pack("<8I", UF2_MAGIC[0], UF2_MAGIC[1], 0x00002000, base + 256 * i, 256, i,
-                           n, family)
+        chunk = image[i * 256 : (i + 1) * 256].ljust(256, b"\0")
+        out += struct.pack(
+            "<8I", UF2_MAGIC[0], UF2_MAGIC[1], 0x00002000, base + 256 * i, 256, i, n, family
+        )
         out += chunk.ljust(476, b"\0") + struct.pack("<I", UF2_MAGIC[2])
     return bytes(out)
 
 
-def write_images(tools: dict[str, str], project: Path, elf_rel: str, uf2: tuple[int, int] | None
-                 ) -> tuple[Path, Path, Path | None]:
+def write_images(
+    tools: dict[str, str], project: Path, elf_rel: str, uf2: tuple[int, int] | None
+) -> tuple[Path, Path, Path | None]:
     """Write firmware.bin and firmware.hex beside the ELF (`elf_rel`, relative to `project`), and
     firmware.uf2 when `uf2` gives (base address, family id); return their paths."""
     stem = elf_rel.removesuffix(".elf")
     for fmt, ext in (("binary", "bin"), ("ihex", "hex")):
-        proc = run_tool([tools["objcopy"], "-O", fmt, elf_rel, f"{stem}.{ext}"], project,
-                        "objcopy")
+        proc = run_tool([tools["objcopy"], "-O", fmt, elf_rel, f"{stem}.{ext}"], project, "objcopy")
         if proc.returncode:
             raise tool_failure(proc, f"objcopy -O {fmt}")
     bin_path, hex_path = project / f"{stem}.bin", project / f"{stem}.hex"

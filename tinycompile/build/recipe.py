@@ -32,8 +32,16 @@ class BuildRecipe:
     options: str
 
 
-def make_recipe(project_dir: Path, board: Board, variant: str, *, debug_layers: bool,
-                profile: bool, opt: str, boot2_src: str | None) -> BuildRecipe:
+def make_recipe(
+    project_dir: Path,
+    board: Board,
+    variant: str,
+    *,
+    debug_layers: bool,
+    profile: bool,
+    opt: str,
+    boot2_src: str | None,
+) -> BuildRecipe:
     """The recipe of `variant` for the project `project_dir` (checks its sources exist)."""
     assert board.uart is not None and board.emulator is not None
     name = board.name
@@ -51,10 +59,22 @@ def make_recipe(project_dir: Path, board: Board, variant: str, *, debug_layers: 
     if debug_layers:
         defines.append("-DTC_DEBUG_LAYERS")
     cflags = [
-        *board.cpu_flags(), "-masm-syntax-unified", "-std=c99", opt, "-ffunction-sections",
+        *board.cpu_flags(),
+        "-masm-syntax-unified",
+        "-std=c99",
+        opt,
+        "-ffunction-sections",
         "-fdata-sections",
-        "-fno-common", "-Wall", "-Wextra", f"-ffile-prefix-map={project_dir}/=", *defines,
-        "-Imodel", "-Iruntime/include", "-Iruntime/boards/include", f"-Iboard/{name}", "-Iboard",
+        "-fno-common",
+        "-Wall",
+        "-Wextra",
+        f"-ffile-prefix-map={project_dir}/=",
+        *defines,
+        "-Imodel",
+        "-Iruntime/include",
+        "-Iruntime/boards/include",
+        f"-Iboard/{name}",
+        "-Iboard",
     ]
     ldflags = [*board.cpu_flags(), "-nostartfiles", "-specs=nano.specs"]
     if variant == "emulator":
@@ -70,18 +90,35 @@ def make_recipe(project_dir: Path, board: Board, variant: str, *, debug_layers: 
     common = "runtime/boards/common/"
     if variant == "emulator":
         board_srcs = ["runtime/runtime/tc_runner.c"] + [
-            common + f for f in ("tc_startup.c", "tc_semihost.c", "tc_main_emu.c",
-                                 "tc_emu_glue.c", "tc_timer_systick.c")]
+            common + f
+            for f in (
+                "tc_startup.c",
+                "tc_semihost.c",
+                "tc_main_emu.c",
+                "tc_emu_glue.c",
+                "tc_timer_systick.c",
+            )
+        ]
     else:
-        board_srcs = [common + f for f in ("tc_startup.c", "tc_console.c", "tc_main_board.c",
-                                           f"tc_timer_{board.timer}.c")]
+        board_srcs = [
+            common + f
+            for f in (
+                "tc_startup.c",
+                "tc_console.c",
+                "tc_main_board.c",
+                f"tc_timer_{board.timer}.c",
+            )
+        ]
         board_srcs.append("runtime/boards/" + DRIVER_SOURCES[board.uart.driver])
         if boot2_src:
             board_srcs.append(boot2_src)
     for s in board_srcs:
         if not (project_dir / s).is_file():
-            raise CompileError(f"{project_dir}: missing {s} (copy the repository's firmware/ "
-                               f"tree to runtime/)")
-    options = (f"{opt}, profile={'on' if profile else 'off'}, "
-               f"debug_layers={'on' if debug_layers else 'off'}")
+            raise CompileError(
+                f"{project_dir}: missing {s} (copy the repository's firmware/ tree to runtime/)"
+            )
+    options = (
+        f"{opt}, profile={'on' if profile else 'off'}, "
+        f"debug_layers={'on' if debug_layers else 'off'}"
+    )
     return BuildRecipe(cflags, ldflags, model + rel("runtime/kernels/*.c") + board_srcs, options)

@@ -47,6 +47,7 @@ class SizeReport:
 
     def lines(self) -> list[str]:
         """A human-readable table, one line per item."""
+
         def pct(a: int, b: int) -> str:
             return f"{100.0 * a / b:5.1f}%" if b else "  -  "
 
@@ -68,8 +69,10 @@ class SizeReport:
             f"  stack        {self.stack:>9}",
         ]
         if self.variant == "emulator":
-            out.append(f"emulator-only I/O (not counted): flash {self.emu_io_flash}, "
-                       f"SRAM {self.emu_io_sram}")
+            out.append(
+                f"emulator-only I/O (not counted): flash {self.emu_io_flash}, "
+                f"SRAM {self.emu_io_sram}"
+            )
         return out
 
     def __str__(self) -> str:
@@ -102,8 +105,9 @@ def _symbols(tools: dict[str, str], elf: Path, cwd: Path) -> dict[str, tuple[int
     return out
 
 
-def size_report(board: Board, variant: str, elf: Path, tools: dict[str, str] | None = None
-                ) -> SizeReport:
+def size_report(
+    board: Board, variant: str, elf: Path, tools: dict[str, str] | None = None
+) -> SizeReport:
     """Measure a linked firmware (sections from `size -A`, boundaries from linker symbols)."""
     tools = tools or find_toolchain()
     cwd = elf.parent

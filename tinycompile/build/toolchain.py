@@ -11,8 +11,10 @@ from pathlib import Path
 
 from ..errors import ToolchainError
 
-INSTALL_HINT = ("install the GNU Arm Embedded toolchain and newlib "
-                "(Debian/Ubuntu: apt install gcc-arm-none-eabi libnewlib-arm-none-eabi)")
+INSTALL_HINT = (
+    "install the GNU Arm Embedded toolchain and newlib "
+    "(Debian/Ubuntu: apt install gcc-arm-none-eabi libnewlib-arm-none-eabi)"
+)
 TOOLS = ("gcc", "objcopy", "size", "nm")
 
 
@@ -40,8 +42,11 @@ def run_tool(cmd: Sequence[str], cwd: Path, what: str) -> subprocess.CompletedPr
 def tool_failure(proc: subprocess.CompletedProcess[str], what: str) -> ToolchainError:
     """The one-line error for a failed tool run (its full output kept in `.output`)."""
     text = proc.stderr + proc.stdout
-    if re.search(r"(stdint\.h|stdio\.h|string\.h|stdlib\.h): No such file|"
-                 r"(nano|rdimon)\.specs|cannot find -l(c|c_nano|rdimon)", text):
+    if re.search(
+        r"(stdint\.h|stdio\.h|string\.h|stdlib\.h): No such file|"
+        r"(nano|rdimon)\.specs|cannot find -l(c|c_nano|rdimon)",
+        text,
+    ):
         return ToolchainError(f"{what}: newlib for arm-none-eabi is missing: {INSTALL_HINT}")
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     first = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")

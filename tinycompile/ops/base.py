@@ -154,4 +154,3 @@ def decode(g: Graph) -> None:
                 raise fail(op, str(e)) from None
             op.attrs = {**parsed, **op.attrs}
         op.options = None
-

@@ -72,9 +72,7 @@ class FullyConnectedOp(Operator):
         weights(op, g, oc)
         wsum = np.asarray(w.data, np.int64).sum(axis=1)
         rq = requant(op, g, oc, wsum, *multipliers(op, g))
-        return FullyConnected(
-            macs=o.size * depth, batches=batches, depth=depth, out_c=oc, rq=rq
-        )
+        return FullyConnected(macs=o.size * depth, batches=batches, depth=depth, out_c=oc, rq=rq)
 
     def lower(self, op: Op, g: Graph, d: FullyConnected, ctx: LowerCtx, choice: Choice) -> str:
         fields = {

@@ -75,8 +75,14 @@ def steps_of(prepared: list[PreparedOp], choices: dict[int, Choice]) -> list[Ste
     for p in prepared:
         c = choices.get(p.op.index, DEFAULT_CHOICE)
         out.append(
-            Step(p.op, c.scratch_bytes(p.data), p.unit.alias, p.unit.elementwise, c.in_place,
-                 p.data.macs)
+            Step(
+                p.op,
+                c.scratch_bytes(p.data),
+                p.unit.alias,
+                p.unit.elementwise,
+                c.in_place,
+                p.data.macs,
+            )
         )
     return out
 
@@ -126,20 +132,28 @@ def plan(
     return finish(g, prepared, chosen, lay)
 
 
-def finish(
-    g: Graph, prepared: list[PreparedOp], choices: dict[int, Choice], lay: Layout
-) -> Plan:
+def finish(g: Graph, prepared: list[PreparedOp], choices: dict[int, Choice], lay: Layout) -> Plan:
     """Lower under ``choices`` and describe the placed layout per layer."""
     low = lower(g, prepared, choices)
     layers = []
     for s, (i, st) in enumerate(zip(lay.order, lay.steps, strict=True)):
         lo = low.ops[i]
         layers.append(
-            LayerPlan(s, st.op.index, st.op.kind, g.t(st.op.outputs[0]).shape, st.macs,
-                      lo.flash_bytes, lay.live[s], lo.scratch_bytes, st.alias)
+            LayerPlan(
+                s,
+                st.op.index,
+                st.op.kind,
+                g.t(st.op.outputs[0]).shape,
+                st.macs,
+                lo.flash_bytes,
+                lay.live[s],
+                lo.scratch_bytes,
+                st.alias,
+            )
         )
     peak = lay.peak_bytes
     peak_step = lay.live.index(peak) if lay.live else 0
     kept = {k: v for k, v in choices.items() if v != DEFAULT_CHOICE}
-    return Plan(g, low, lay.order, lay.buffers, lay.storage, layers, lay.arena_bytes, peak,
-                peak_step, kept)
+    return Plan(
+        g, low, lay.order, lay.buffers, lay.storage, layers, lay.arena_bytes, peak, peak_step, kept
+    )

@@ -45,8 +45,7 @@ def _in_place(
     ops = [
         p.op
         for p in prepared
-        if p.data.in_place_scratch is not None
-        and input_dies(g, lay.steps, lt, step_of[p.op.index])
+        if p.data.in_place_scratch is not None and input_dies(g, lay.steps, lt, step_of[p.op.index])
     ]
     if not ops:
         return lay, choices

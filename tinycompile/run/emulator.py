@@ -46,8 +46,9 @@ def ticks_per_instruction(machine: str, shift: int = ICOUNT_SHIFT) -> float:
     return EMULATOR_MACHINES[machine]["systick_hz"] * (1 << shift) * 1e-9
 
 
-def ticks_to_instructions(ticks: int, machine: str = "mps2-an385", *, overhead_ticks: int = 0,
-                          shift: int = ICOUNT_SHIFT) -> int:
+def ticks_to_instructions(
+    ticks: int, machine: str = "mps2-an385", *, overhead_ticks: int = 0, shift: int = ICOUNT_SHIFT
+) -> int:
     """Instructions executed in a measured region from its SysTick ticks under QEMU -icount.
 
     Exact (the tick count of n instructions is within one tick of n * 3.2 on mps2). The count
@@ -122,22 +123,24 @@ def qemu_command(build: FirmwareBuild, *, board_machine: bool = False) -> list[s
     cmd = [_qemu()]
     if board_machine:
         if emu.board_machine is None:
-            raise CompileError(f"board {build.board.name} has no QEMU model of its own chip "
-                               "(emulator.board_machine); run its emulator build instead")
+            raise CompileError(
+                f"board {build.board.name} has no QEMU model of its own chip "
+                "(emulator.board_machine); run its emulator build instead"
+            )
         cmd += ["-M", emu.board_machine, "-display", "none", "-monitor", "none"]
         for i in range(emu.board_serial + 1):
             cmd += ["-serial", "stdio" if i == emu.board_serial else "null"]
     else:
-        cmd += ["-M", emu.machine, "-nographic",
-                "-semihosting-config", "enable=on,target=native"]
+        cmd += ["-M", emu.machine, "-nographic", "-semihosting-config", "enable=on,target=native"]
         if emu.qemu_cpu:
             cmd += ["-cpu", emu.qemu_cpu]
     cmd += ["-icount", f"shift={ICOUNT_SHIFT}", "-kernel", str(build.elf)]
     return cmd
 
 
-def run_emulator(build: FirmwareBuild, workdir: str | Path, *, timeout_s: float = 60.0
-                 ) -> EmulatorResult:
+def run_emulator(
+    build: FirmwareBuild, workdir: str | Path, *, timeout_s: float = 60.0
+) -> EmulatorResult:
     """Run an emulator build in QEMU with cwd=`workdir` (holding tc_in.bin); return tc_out.bin.
 
     Raises RunError on timeout (the process is killed), hard fault, or a runner failure.
@@ -151,14 +154,21 @@ def run_emulator(build: FirmwareBuild, workdir: str | Path, *, timeout_s: float 
     out_path.unlink(missing_ok=True)
     cmd = qemu_command(build)
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=wd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=wd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         out_b, err_b = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         _kill(proc)
-        raise RunError(f"{build.board.name} emulator run timed out after {timeout_s:g} s "
-                       "(firmware hung?)") from None
+        raise RunError(
+            f"{build.board.name} emulator run timed out after {timeout_s:g} s (firmware hung?)"
+        ) from None
     elapsed = time.monotonic() - start
     stdout = out_b.decode("utf-8", "replace")
     stderr = err_b.decode("utf-8", "replace")
@@ -177,21 +187,31 @@ def run_emulator(build: FirmwareBuild, workdir: str | Path, *, timeout_s: float 
     if rc == 3:
         raise RunError(f"firmware could not open tc_in.bin or tc_out.bin in {wd} (status 3)")
     if rc == 4:
-        raise RunError("firmware hit the end of tc_in.bin early: its size does not match the "
-                       "model's inputs (status 4)")
+        raise RunError(
+            "firmware hit the end of tc_in.bin early: its size does not match the "
+            "model's inputs (status 4)"
+        )
     if rc != 0:
         last = next((ln for ln in reversed((stderr + stdout).splitlines()) if ln.strip()), "")
-        raise RunError(f"QEMU/firmware exited with status {rc}" + (f": {last.strip()}" if last
-                                                                    else ""))
+        raise RunError(
+            f"QEMU/firmware exited with status {rc}" + (f": {last.strip()}" if last else "")
+        )
     if not out_path.is_file():
         raise RunError(f"firmware exited 0 but wrote no tc_out.bin in {wd}")
     assert build.board.emulator is not None
     return EmulatorResult(
-        returncode=rc, output=out_path.read_bytes(), stdout=stdout, stderr=stderr, workdir=wd,
-        machine=build.board.emulator.machine, elapsed_s=elapsed,
+        returncode=rc,
+        output=out_path.read_bytes(),
+        stdout=stdout,
+        stderr=stderr,
+        workdir=wd,
+        machine=build.board.emulator.machine,
+        elapsed_s=elapsed,
         timer_overhead_ticks=facts.get("timer.overhead-ticks"),
-        stack_used=facts.get("stack.used"), stack_reserve=facts.get("stack.reserve"),
-        heap_used=facts.get("heap.used"))
+        stack_used=facts.get("stack.used"),
+        stack_reserve=facts.get("stack.reserve"),
+        heap_used=facts.get("heap.used"),
+    )
 
 
 @dataclass(frozen=True)
@@ -241,12 +261,18 @@ def parse_board_report(text: str) -> BoardReport:
             stack = (int(f["used"]), int(f["reserve"]))
     order = sorted(layers)
     return BoardReport(
-        board=kv.get("board", ""), clock_hz=int(kv.get("clock_hz", "0")),
-        timer=kv.get("timer", ""), inputs_given=kv.get("inputs") == "given",
-        outputs=[outputs[i] for i in sorted(outputs)], total_ticks=total,
+        board=kv.get("board", ""),
+        clock_hz=int(kv.get("clock_hz", "0")),
+        timer=kv.get("timer", ""),
+        inputs_given=kv.get("inputs") == "given",
+        outputs=[outputs[i] for i in sorted(outputs)],
+        total_ticks=total,
         layer_ticks=[layers[i][0] for i in order],
         layer_crc32=[c for i in order if (c := layers[i][1]) is not None],
-        stack_used=stack[0], stack_reserve=stack[1], text=text)
+        stack_used=stack[0],
+        stack_reserve=stack[1],
+        text=text,
+    )
 
 
 def run_board_firmware(build: FirmwareBuild, *, timeout_s: float = 30.0) -> BoardReport:
@@ -258,8 +284,13 @@ def run_board_firmware(build: FirmwareBuild, *, timeout_s: float = 30.0) -> Boar
     if build.variant != "board":
         raise CompileError(f"run_board_firmware needs a board build, got {build.variant}")
     cmd = qemu_command(build, board_machine=True)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     chunks: list[bytes] = []
     done = threading.Event()
 
@@ -279,8 +310,10 @@ def run_board_firmware(build: FirmwareBuild, *, timeout_s: float = 30.0) -> Boar
     t.join(timeout=5)
     text = b"".join(chunks).decode("utf-8", "replace")
     if not finished:
-        raise RunError(f"{build.board.name} board firmware timed out after {timeout_s:g} s "
-                       "(no tc-end on its console)")
+        raise RunError(
+            f"{build.board.name} board firmware timed out after {timeout_s:g} s "
+            "(no tc-end on its console)"
+        )
     if "tc-end" not in text and "tc-fault" not in text:
         err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
         last = next((ln for ln in reversed(err.splitlines()) if ln.strip()), "")
