@@ -17,8 +17,8 @@
  *   - DEPTHWISE_CONV_2D: weights re-laid-out in blocks of four channels; with DSP the four
  *     channels of a tap are one word of input and one of weights (SXTB16 + SMLABB/SMLATT),
  *     3x3 filters unrolled;
- *   - requantization is MultiplyByQuantizedMultiplier without 64-bit divisions and with its
- *     two roundings merged exactly (see tc_cv_requant);
+ *   - requantization is tc_qmath.h's tc_requant (MultiplyByQuantizedMultiplier without 64-bit
+ *     divisions and with its two roundings merged exactly);
  *   - in place (params inplace and out == in, see tc_conv.h): pointwise convolutions run
  *     forwards or backwards through a one-pixel temp, stride-1 same-size k x k and depthwise
  *     convolutions through a ring holding each output until its input pixel has been read for
@@ -61,37 +61,10 @@ TC_INLINE uint32_t tc_sxtb16_lo(uint32_t v)
 
 /* ---------------------------------------------------------------------- requantization */
 
-/* MultiplyByQuantizedMultiplier(x, mult, shift) exactly as TFLM computes it (double rounding),
- * for the multipliers QuantizeMultiplier produces (0 or [2^30, 2^31)).
- *
- * shift >= 0: SaturatingRoundingDoublingHighMul(x << shift, mult), which for mult >= 0 equals
- *   (x * mult + 2^30) >> 31 (gemmlowp's nudge and truncating division give exactly this floor;
- *   the saturating case needs mult == INT32_MIN).
- * shift = -r < 0: RoundingDivideByPOT(h, r) with h = (x * mult + 2^30) >> 31 rounds half away
- *   from zero: floor((h + 2^(r-1) - [h < 0]) / 2^r). Nested floors of power-of-two divisions
- *   merge, so this is floor((x * mult + 2^30 + c * 2^31) / 2^(31 + r)) with
- *   c = 2^(r-1) - [h < 0], computed in 64 bits without overflow. For these multipliers
- *   [h < 0] = [x < 0], except x = -1 with mult = 2^30 (or mult = 0), where h = 0 and both
- *   choices of c give 0. */
-TC_INLINE int32_t tc_cv_requant(int32_t x, int32_t mult, int32_t shift)
-{
-    if (shift >= 0) {
-        const int32_t xs = (int32_t)((uint32_t)x << shift);
-        return (int32_t)(((int64_t)xs * mult + (1LL << 30)) >> 31);
-    } else {
-        const int32_t r = -shift; /* 1..31 */
-        const int32_t c = (int32_t)((1u << r) >> 1) + (x >> 31);
-        const uint32_t lo = ((uint32_t)c << 31) | (1u << 30);
-        const int64_t base = (int64_t)(((uint64_t)(uint32_t)(c >> 1) << 32) | lo);
-        const int64_t q = base + (int64_t)x * mult;
-        return (int32_t)(q >> 32) >> (r - 1);
-    }
-}
-
 TC_INLINE int8_t tc_conv_out(int32_t acc, int32_t mult, int32_t shift, int32_t off, int32_t lo,
                              int32_t hi)
 {
-    return (int8_t)tc_clamp(tc_cv_requant(acc, mult, shift) + off, lo, hi);
+    return (int8_t)tc_clamp(tc_requant(acc, mult, shift) + off, lo, hi);
 }
 
 /* ------------------------------------------------------------------------ dot products */
