@@ -1,10 +1,9 @@
-/* tinycompile runtime: int8 binary elementwise operators (ADD, MUL, with broadcasting) and the
- * MEAN reduction.
+/* tinycompile runtime: int8 binary elementwise operators (ADD, MUL, with broadcasting).
+ * Kernels: firmware/kernels/tc_elementwise.c (MEAN is in tc_mean.h / tc_mean.c).
  *
  * Semantics follow TensorFlow Lite Micro's reference kernels (add_common.cc / integer_ops/add.h,
- * mul_common.cc / integer_ops/mul.h, reduce_common.cc / reference/reduce.h); every multiplier,
- * shift and offset is computed at compile time by tinycompile/ops/elementwise.py and
- * tinycompile/ops/reduce.py. Written from the documented semantics, not copied.
+ * mul_common.cc / integer_ops/mul.h); every multiplier, shift and offset is computed at compile
+ * time by tinycompile/ops/elementwise.py. Written from the documented semantics, not copied.
  *
  * Broadcasting: the compiler merges the output shape into at most TC_EW_MAX_DIMS loops
  * (outermost first) and gives, per loop, the element stride of each input (0 where that input
@@ -54,27 +53,7 @@ typedef struct {
     int32_t act_max;
 } tc_mul_params_t;
 
-/* MEAN over any set of axes, as TFLM's QuantizedMeanOrSum: (sum - in_zp * count) rescaled by a
- * multiplier with 1/count folded in, plus out_zp, saturated to int8. TFLM takes this path even
- * when input and output quantization are equal. The compiler splits the input dims into kept
- * dims (in output order) and reduced dims, merging neighbours, each with its input stride. */
-typedef struct {
-    int32_t out_size;        /* number of output elements */
-    int32_t n_kept;          /* kept loops (<= 6) */
-    const int32_t *kept_dims;
-    const int32_t *kept_strides;
-    int32_t n_red;           /* reduced loops (<= 6) */
-    const int32_t *red_dims;
-    const int32_t *red_strides;
-    int32_t count;           /* elements reduced into each output */
-    int32_t in_zp;
-    int32_t out_zp;
-    int32_t multiplier;      /* folded with 1/count */
-    int32_t shift;
-} tc_mean_params_t;
-
 void tc_add_s8(const tc_add_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out);
 void tc_mul_s8(const tc_mul_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out);
-void tc_mean_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out);
 
 #endif /* TC_ELEMENTWISE_H */

@@ -32,12 +32,32 @@ TC_INLINE int32_t tc_rdivpot(int32_t x, int exponent)
     return (x >> exponent) + (remainder > threshold ? 1 : 0);
 }
 
-/* MultiplyByQuantizedMultiplier: x * multiplier * 2^(shift - 31), rounded like TFLM. */
+/* MultiplyByQuantizedMultiplier(x, multiplier, shift): x * multiplier * 2^(shift - 31) rounded
+ * exactly like TFLM, i.e. tc_rdivpot(tc_srdhm(x << max(shift, 0), multiplier), max(-shift, 0)),
+ * for the multipliers the compiler emits (0 <= multiplier < 2^31: QuantizeMultiplier's
+ * [2^30, 2^31) or 0, MEAN's folded ones) and shifts in [-31, 31]. This is the runtime's one
+ * requantization; every kernel calls it. Computed without the two separate roundings:
+ *
+ * shift >= 0: tc_srdhm(x << shift, m) is floor((xs * m + 2^30) / 2^31) (m is never INT32_MIN).
+ * shift = -r < 0: with h = floor((x * m + 2^30) / 2^31), RoundingDivideByPOT(h, r) rounds half
+ *   away from zero: floor((h + c) / 2^r), c = 2^(r-1) - [h < 0]. Nested floors of power-of-two
+ *   divisions merge, so this is floor((x * m + 2^30 + c * 2^31) / 2^(31 + r)), one 64-bit
+ *   multiply-accumulate (|x * m| < 2^62, c * 2^31 <= 2^61: no overflow). For m >= 0,
+ *   [h < 0] = [x < 0] except when x < 0 and x * m >= -2^30, where h = 0 and both choices of c
+ *   give floor((2^(r-1) - [x < 0]) / 2^r) = 0. */
 TC_INLINE int32_t tc_requant(int32_t x, int32_t multiplier, int32_t shift)
 {
-    int left = shift > 0 ? shift : 0;
-    int right = shift > 0 ? 0 : -shift;
-    return tc_rdivpot(tc_srdhm((int32_t)((uint32_t)x << left), multiplier), right);
+    if (shift >= 0) {
+        const int32_t xs = (int32_t)((uint32_t)x << shift);
+        return (int32_t)(((int64_t)xs * multiplier + (1LL << 30)) >> 31);
+    } else {
+        const int32_t r = -shift; /* 1..31 */
+        const int32_t c = (int32_t)((1u << r) >> 1) + (x >> 31);
+        const uint32_t lo = ((uint32_t)c << 31) | (1u << 30);
+        const int64_t base = (int64_t)(((uint64_t)(uint32_t)(c >> 1) << 32) | lo);
+        const int64_t q = base + (int64_t)x * multiplier;
+        return (int32_t)(q >> 32) >> (r - 1);
+    }
 }
 
 TC_INLINE int32_t tc_clamp(int32_t x, int32_t lo, int32_t hi)

@@ -4,6 +4,11 @@
  * split between compile-time tables and device arithmetic. The fixed-point helpers below
  * follow gemmlowp's documented semantics (SaturatingRoundingMultiplyByPOT, RoundingHalfSum,
  * one_over_one_plus_x_for_x_in_0_1); the Python twin is tinycompile/passes/fixedpoint.py.
+ *
+ * Operators: the table-driven int8 activations (LOGISTIC, TANH, HARD_SWISH, RELU, RELU6,
+ * LEAKY_RELU, int8 QUANTIZE: tc_lut_s8), DEQUANTIZE, float QUANTIZE, SOFTMAX (TFLM's
+ * reference/softmax.h int8 path). Kept as one family file: the table ops are one kernel and the
+ * rest are a few lines each. No fast paths.
  */
 #include "tc_activations.h"
 

@@ -1,6 +1,8 @@
-/* tinycompile runtime: int8 pooling (see tc_pool.h). Written from TFLM's reference semantics
- * (reference_integer_ops::AveragePool / MaxPool); the loops are our own: the clipped window is
- * computed once per output position and channels are processed four at a time. */
+/* tinycompile runtime: int8 pooling, AVERAGE_POOL_2D and MAX_POOL_2D (see tc_pool.h). Written
+ * from TFLM's reference semantics (reference_integer_ops::AveragePool / MaxPool); the loops are
+ * our own: the clipped window is computed once per output position and channels are processed
+ * four at a time. The two operators share that window clipping and loop structure, so they stay
+ * one family file. No fast paths. */
 #include <stdint.h>
 
 #include "tc_pool.h"

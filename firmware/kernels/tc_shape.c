@@ -1,4 +1,6 @@
-/* tinycompile runtime: int8 PAD / PADV2 and CONCATENATION. See tc_shape.h. */
+/* tinycompile runtime: int8 PAD / PADV2 and CONCATENATION (see tc_shape.h): byte moves like
+ * TensorFlow Lite Micro's reference pad.cc and concatenation.cc. Two small operators kept in one
+ * family file (tests build it alone). No fast paths. */
 #include "tc_shape.h"
 
 #include <string.h>

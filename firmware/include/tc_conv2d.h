@@ -1,9 +1,10 @@
-/* tinycompile runtime: int8 convolutions and fully connected layers (portable C99).
+/* tinycompile runtime: CONV_2D (int8), and the parameter block it shares with
+ * DEPTHWISE_CONV_2D (tc_depthwise.h). Kernel: firmware/kernels/tc_conv2d.c.
  *
  * Semantics are those of TensorFlow Lite Micro's reference int8 kernels (ConvPerChannel,
- * DepthwiseConvPerChannel, FullyConnected / FullyConnectedPerChannel): int32 accumulation of
- * filter * (input - input_zero_point) over the taps inside the image (padding contributes
- * nothing), plus bias, then MultiplyByQuantizedMultiplier, + output zero point, clamp.
+ * DepthwiseConvPerChannel): int32 accumulation of filter * (input - input_zero_point) over the
+ * taps inside the image (padding contributes nothing), plus bias, then
+ * MultiplyByQuantizedMultiplier, + output zero point, clamp.
  *
  * The compiler precomputes per output channel
  *     bias_eff[c] = bias[c] + in_offset * sum(weights of channel c)     (exact in int32)
@@ -14,9 +15,7 @@
  * contribute w * (zero_point + in_offset) = 0, exactly like a skipped tap.
  *
  * Layouts: activations NHWC; conv weights [out_c][k_h][k_w][in_c / groups] (TFLite's);
- * depthwise weights re-laid-out by the compiler in blocks of four output channels,
- * [ceil(out_c / 4)][k_h][k_w][4], zero-padded (a tap's four channels form one 32-bit word);
- * FC weights [out_c][depth] (TFLite's).
+ * depthwise weights: see tc_depthwise.h.
  *
  * In place (TinyEngine-style, params inplace = 1, out == in): the compiler sets this only for
  *   - CONV_2D 1x1, stride 1, no groups: pixel p's out_c outputs take bytes [p * out_c,
@@ -28,13 +27,12 @@
  *     raster order; input pixel j is last read by output pixel j + pad_h * in_w + pad_w, so
  *     outputs wait in a ring (tmp) of that many + 1 pixels before they are stored (their bytes
  *     then cover only input pixels <= j).
- *   - DEPTHWISE_CONV_2D, depth multiplier 1, stride 1, output size == input size: in blocks
- *     of four channels, pixels in raster order, with the same ring (of four-byte slots).
+ *   - DEPTHWISE_CONV_2D: see tc_depthwise.h.
  * The per-pixel arithmetic is the ordinary path's, so results are identical. When the planner
  * did not give out == in after all, the kernels take the ordinary path (tmp unused).
  */
-#ifndef TC_CONV_H
-#define TC_CONV_H
+#ifndef TC_CONV2D_H
+#define TC_CONV2D_H
 
 #include <stdint.h>
 
@@ -67,21 +65,6 @@ typedef struct {
                                    4 * R bytes (a block of four channels) */
 } tc_conv_params_t;
 
-typedef struct {
-    int32_t batches;            /* rows of the flattened input */
-    int32_t depth;              /* accumulation depth (weights' last dimension) */
-    int32_t out_c;
-    int32_t out_offset;
-    int32_t act_min, act_max;
-    int32_t per_channel;        /* 1: mult/shift hold out_c entries, 0: one entry */
-    const int8_t *weights;      /* [out_c][depth] */
-    const int32_t *bias_eff;    /* [out_c] bias + in_offset * sum(weights[c]) */
-    const int32_t *mult;
-    const int32_t *shift;
-} tc_fc_params_t;
-
 void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
-void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
-void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out);
 
-#endif /* TC_CONV_H */
+#endif /* TC_CONV2D_H */

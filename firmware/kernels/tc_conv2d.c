@@ -1,0 +1,397 @@
+/* tinycompile runtime: CONV_2D, int8 (tc_conv_s8; parameters and conventions in tc_conv2d.h).
+ *
+ * Matches TensorFlow Lite Micro's reference ConvPerChannel (reference/integer_ops/conv.h):
+ * int32 accumulation of filter * (input - input_zero_point) over the taps inside the image, plus
+ * bias, then MultiplyByQuantizedMultiplier (tc_requant), output zero point and the activation
+ * clamp. Written from those semantics; the loop structure is our own:
+ *   - the input offset is folded into bias_eff at compile time, so a window lying inside the
+ *     image is a pure int8 dot product; border windows use the reference formula over their
+ *     valid taps, or (im2col) are copied with the input zero point in the padding, which then
+ *     contributes w * (zero_point + in_offset) = 0, like a skipped tap;
+ *   - k x k windows (no groups, im2col scratch given) are copied two pixels at a time, and each
+ *     output channel pair is one dot product of k_h * k_w * in_c with four accumulators sharing
+ *     every load; 1x1, grouped and large windows read the input in place, a filter row being
+ *     one contiguous dot product of k_w * in_c when dilation is 1 and there are no groups;
+ *   - in place (params inplace and out == in, see tc_conv2d.h): pointwise convolutions run
+ *     forwards or backwards through a one-pixel temp, stride-1 same-size k x k convolutions
+ *     through a ring holding each output until its input pixel has been read for the last
+ *     time; the per-pixel arithmetic is the ordinary path's.
+ *
+ * Fast paths: the dot products (tc_kernel_util.h) have a DSP variant (SXTB16 + SMLAD, Cortex-M4
+ * and M7; same int32 sums, identical results), shared with FULLY_CONNECTED. Two output pixels
+ * per pass everywhere but ARMv6-M (too few registers for four accumulators there).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "tc_conv2d.h"
+#include "tc_kernel_util.h"
+
+/* 1: the interior and im2col loops compute two output pixels per pass (four accumulators per
+ * channel pair); 0 on ARMv6-M, which is short of registers for that (one pixel per pass). */
+#if defined(__ARM_ARCH_6M__)
+#define TC_CONV_PAIRS 0
+#else
+#define TC_CONV_PAIRS 1
+#endif
+
+/* Per-call constants of a convolution, computed once (no divisions in the pixel loops). */
+typedef struct {
+    const tc_conv_params_t *p;
+    int32_t kc;         /* filter depth: input channels per group */
+    int32_t opg;        /* output channels per group */
+    int32_t wstride;    /* weights per output channel */
+    int32_t rstep;      /* input step between filter rows */
+    int32_t xstep;      /* input step between filter columns */
+    int32_t pstep;      /* input step between horizontally adjacent output pixels */
+    int32_t seg, nseg;  /* a filter row is nseg contiguous dot products of seg values */
+} tc_conv_geo_t;
+
+/* One output pixel whose window leaves the image: the reference formula over valid taps. */
+static void tc_conv_border(const tc_conv_geo_t *g, const int8_t *img, int32_t oy, int32_t ox,
+                           int8_t *out)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t W = p->in_w, C = p->in_c, KW = p->k_w, KC = g->kc;
+    const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+    const int row_contig = g->nseg == 1;
+    int32_t ky0, ky1, kx0, kx1, grp, oc = 0;
+    tc_tap_range(iy0, p->dil_h, p->k_h, p->in_h, &ky0, &ky1);
+    tc_tap_range(ix0, p->dil_w, KW, W, &kx0, &kx1);
+    for (grp = 0; grp < p->groups; grp++) {
+        const int8_t *base = img + (iy0 * W + ix0) * C + grp * KC;
+        const int32_t oc_end = oc + g->opg;
+        for (; oc < oc_end; oc++) {
+            const int8_t *w = p->weights + oc * g->wstride;
+            int32_t acc = p->bias ? p->bias[oc] : 0;
+            int32_t ky, kx;
+            for (ky = ky0; ky < ky1; ky++) {
+                const int8_t *row = base + ky * g->rstep;
+                const int8_t *wr = w + ky * KW * KC;
+                if (row_contig) {
+                    acc = tc_dot_off_s8(row + kx0 * C, wr + kx0 * KC, (kx1 - kx0) * C,
+                                        p->in_offset, acc);
+                } else {
+                    for (kx = kx0; kx < kx1; kx++) {
+                        acc = tc_dot_off_s8(row + kx * g->xstep, wr + kx * KC, KC, p->in_offset,
+                                            acc);
+                    }
+                }
+            }
+            out[oc] = tc_out_s8(acc, p->mult[oc], p->shift[oc], p->out_offset, p->act_min,
+                                p->act_max);
+        }
+    }
+}
+
+/* Interior output pixels: nx (1 or 2) pixels starting at org (the second pstep later). */
+static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t nx, int8_t *out)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t KH = p->k_h, KW = p->k_w, KC = g->kc, OC = p->out_c;
+    const int32_t seg = g->seg, nseg = g->nseg, rstep = g->rstep, xstep = g->xstep;
+    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
+    int8_t *out1 = out + OC;
+    int32_t grp, oc = 0;
+
+    for (grp = 0; grp < p->groups; grp++) {
+        const int8_t *x0 = org + grp * KC;
+        const int8_t *x1 = x0 + g->pstep;
+        const int32_t oc_end = oc + g->opg;
+        for (; oc + 1 < oc_end; oc += 2) {
+            const int8_t *w0 = p->weights + oc * g->wstride;
+            const int8_t *w1 = w0 + g->wstride;
+            int32_t a[4];
+            int32_t ky, s;
+            a[0] = a[2] = p->bias_eff[oc];
+            a[1] = a[3] = p->bias_eff[oc + 1];
+            if (nx == 2) {
+                for (ky = 0; ky < KH; ky++) {
+                    for (s = 0; s < nseg; s++) {
+                        const int32_t xo = ky * rstep + s * xstep, wo = (ky * KW + s) * KC;
+                        tc_dot22_s8(x0 + xo, x1 + xo, w0 + wo, w1 + wo, seg, a);
+                    }
+                }
+                out1[oc] = tc_out_s8(a[2], p->mult[oc], p->shift[oc], oo, lo, hi);
+                out1[oc + 1] = tc_out_s8(a[3], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
+            } else {
+                for (ky = 0; ky < KH; ky++) {
+                    for (s = 0; s < nseg; s++) {
+                        const int32_t xo = ky * rstep + s * xstep, wo = (ky * KW + s) * KC;
+                        tc_dot12_s8(x0 + xo, w0 + wo, w1 + wo, seg, a);
+                    }
+                }
+            }
+            out[oc] = tc_out_s8(a[0], p->mult[oc], p->shift[oc], oo, lo, hi);
+            out[oc + 1] = tc_out_s8(a[1], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
+        }
+        if (oc < oc_end) {
+            const int8_t *w = p->weights + oc * g->wstride;
+            int32_t a0 = p->bias_eff[oc], a1 = a0;
+            int32_t ky, s;
+            for (ky = 0; ky < KH; ky++) {
+                for (s = 0; s < nseg; s++) {
+                    const int32_t xo = ky * rstep + s * xstep, wo = (ky * KW + s) * KC;
+                    a0 = tc_dot_s8(x0 + xo, w + wo, seg, a0);
+                    if (nx == 2) {
+                        a1 = tc_dot_s8(x1 + xo, w + wo, seg, a1);
+                    }
+                }
+            }
+            out[oc] = tc_out_s8(a0, p->mult[oc], p->shift[oc], oo, lo, hi);
+            if (nx == 2) {
+                out1[oc] = tc_out_s8(a1, p->mult[oc], p->shift[oc], oo, lo, hi);
+            }
+            oc++;
+        }
+    }
+}
+
+/* Copy the window of the output pixel whose top-left input is (iy0, ix0) to col as
+ * [k_h][k_w][in_c], with the input zero point at taps outside the image. */
+static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
+                      int8_t *col)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, KW = p->k_w, dw = p->dil_w;
+    const int zp = (int)(-p->in_offset);
+    const int32_t rowlen = KW * C;
+    int32_t ky, kx;
+    for (ky = 0; ky < p->k_h; ky++, col += rowlen) {
+        const int32_t iy = iy0 + ky * p->dil_h;
+        const int8_t *row = img + iy * W * C;
+        if (iy < 0 || iy >= H) {
+            memset(col, zp, (size_t)rowlen);
+        } else if (dw == 1 && ix0 >= 0 && ix0 + KW <= W) {
+            memcpy(col, row + ix0 * C, (size_t)rowlen);
+        } else {
+            for (kx = 0; kx < KW; kx++) {
+                const int32_t ix = ix0 + kx * dw;
+                if (ix < 0 || ix >= W) {
+                    memset(col + kx * C, zp, (size_t)C);
+                } else {
+                    memcpy(col + kx * C, row + ix * C, (size_t)C);
+                }
+            }
+        }
+    }
+}
+
+/* CONV_2D through im2col (groups == 1): every output pixel, border or not, is one dot product
+ * of k_h * k_w * in_c per output channel, two pixels x two channels per pass. */
+static void tc_conv_im2col(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
+    const int32_t K = p->k_h * p->k_w * C;
+    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
+    int8_t *col0 = p->col, *col1 = p->col + K;
+    int32_t n, oy, ox, oc;
+    for (n = 0; n < p->batches; n++) {
+        const int8_t *img = in + n * H * W * C;
+        for (oy = 0; oy < p->out_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_h;
+            for (ox = 0; ox < p->out_w;) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_w;
+                const int32_t nx = TC_CONV_PAIRS && ox + 1 < p->out_w ? 2 : 1;
+                tc_im2col(p, img, iy0, ix0, col0);
+                if (nx == 2) {
+                    tc_im2col(p, img, iy0, ix0 + p->stride_w, col1);
+                }
+                for (oc = 0; oc + 1 < OC; oc += 2) {
+                    const int8_t *w0 = p->weights + oc * K;
+                    int32_t a[4];
+                    a[0] = a[2] = p->bias_eff[oc];
+                    a[1] = a[3] = p->bias_eff[oc + 1];
+                    if (nx == 2) {
+                        tc_dot22_s8(col0, col1, w0, w0 + K, K, a);
+                        out[OC + oc] = tc_out_s8(a[2], p->mult[oc], p->shift[oc], oo, lo, hi);
+                        out[OC + oc + 1] =
+                            tc_out_s8(a[3], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
+                    } else {
+                        tc_dot12_s8(col0, w0, w0 + K, K, a);
+                    }
+                    out[oc] = tc_out_s8(a[0], p->mult[oc], p->shift[oc], oo, lo, hi);
+                    out[oc + 1] = tc_out_s8(a[1], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
+                }
+                if (oc < OC) {
+                    const int8_t *w = p->weights + oc * K;
+                    out[oc] = tc_out_s8(tc_dot_s8(col0, w, K, p->bias_eff[oc]), p->mult[oc],
+                                        p->shift[oc], oo, lo, hi);
+                    if (nx == 2) {
+                        out[OC + oc] = tc_out_s8(tc_dot_s8(col1, w, K, p->bias_eff[oc]),
+                                                 p->mult[oc], p->shift[oc], oo, lo, hi);
+                    }
+                }
+                out += nx * OC;
+                ox += nx;
+            }
+        }
+    }
+}
+
+static void tc_conv_geo_init(tc_conv_geo_t *g, const tc_conv_params_t *p)
+{
+    const int32_t W = p->in_w, C = p->in_c, OC = p->out_c;
+    g->p = p;
+    g->kc = C / p->groups;
+    g->opg = OC / p->groups;
+    g->wstride = p->k_h * p->k_w * g->kc;
+    g->rstep = p->dil_h * W * C;
+    g->xstep = p->dil_w * C;
+    g->pstep = p->stride_w * C;
+    if (p->dil_w == 1 && g->kc == C) {
+        g->seg = p->k_w * C;
+        g->nseg = 1;
+    } else {
+        g->seg = g->kc;
+        g->nseg = p->k_w;
+    }
+}
+
+/* 1x1 CONV_2D, stride 1, no groups, with out == in: pixel i (of batches * h * w) reads input
+ * bytes [i * C, (i + 1) * C) and writes output bytes [i * OC, (i + 1) * OC) of the same buffer.
+ * OC <= C: forwards, so every write lands on input pixels <= i; OC > C: backwards, writes land
+ * on input pixels >= i. A pixel (or pair) whose outputs miss every input byte still to be read
+ * is computed straight into place with the ordinary interior routine; one whose outputs
+ * overlap its own input is computed into tmp (out_c bytes) and copied. */
+static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t C = p->in_c, OC = p->out_c;
+    const int32_t N = p->batches * p->in_h * p->in_w;
+    int8_t *tmp = p->tmp;
+    int32_t i;
+    if (OC <= C) {
+        for (i = 0; i < N;) {
+            if (TC_CONV_PAIRS && i + 1 < N && (i + 2) * OC <= i * C) {
+                /* both outputs below input pixel i */
+                tc_conv_interior(g, in + i * C, 2, out + i * OC);
+                i += 2;
+                continue;
+            }
+            if ((i + 1) * OC <= i * C) {
+                tc_conv_interior(g, in + i * C, 1, out + i * OC);
+            } else {
+                tc_conv_interior(g, in + i * C, 1, tmp);
+                memcpy(out + i * OC, tmp, (size_t)OC);
+            }
+            i++;
+        }
+    } else {
+        for (i = N - 1; i >= 0;) {
+            if (TC_CONV_PAIRS && i > 0 && (i - 1) * OC >= (i + 1) * C) {
+                /* pixels i - 1, i above input pixel i */
+                tc_conv_interior(g, in + (i - 1) * C, 2, out + (i - 1) * OC);
+                i -= 2;
+                continue;
+            }
+            if (i * OC >= (i + 1) * C) {
+                tc_conv_interior(g, in + i * C, 1, out + i * OC);
+            } else {
+                tc_conv_interior(g, in + i * C, 1, tmp);
+                memcpy(out + i * OC, tmp, (size_t)OC);
+            }
+            i--;
+        }
+    }
+}
+
+/* k x k CONV_2D with out == in (stride 1, output size == input size, out_c <= in_c, no groups):
+ * pixels in raster order, per image. The window of output (y, x) starts at input row y - pad_h,
+ * column x - pad_w, so input pixel j is last read by output pixel j + D - 1,
+ * D = pad_h * W + pad_w + 1. Output i is computed into slot i % R of the ring tmp (R =
+ * min(D, H * W) slots of out_c bytes) and stored just before output i + D takes its slot: its
+ * bytes [i * OC, (i + 1) * OC) then only cover input pixels <= i, all read. The last R outputs
+ * are stored after the image. Pixels use the ordinary interior / border routines. */
+static void tc_conv_ring_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, HW = H * W;
+    const int32_t D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW;
+    int8_t *const ring = p->tmp, *const ring_end = p->tmp + R * OC;
+    int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, k;
+    tc_interior(p->out_h, 1, p->pad_h, p->k_h, p->dil_h, H, &oy_lo, &oy_hi);
+    tc_interior(p->out_w, 1, p->pad_w, p->k_w, p->dil_w, W, &ox_lo, &ox_hi);
+    for (n = 0; n < p->batches; n++) {
+        const int8_t *img = in + n * HW * C;
+        int8_t *dst = out + n * HW * OC;
+        int8_t *slot = ring;
+        int32_t i = 0, oy, ox;
+        for (oy = 0; oy < H; oy++) {
+            const int inner = oy >= oy_lo && oy < oy_hi;
+            for (ox = 0; ox < W; ox++, i++) {
+                if (i >= D) {
+                    memcpy(dst + (i - D) * OC, slot, (size_t)OC);
+                }
+                if (inner && ox >= ox_lo && ox < ox_hi) {
+                    tc_conv_interior(g, img + ((oy - p->pad_h) * W + ox - p->pad_w) * C, 1, slot);
+                } else {
+                    tc_conv_border(g, img, oy, ox, slot);
+                }
+                slot += OC;
+                if (slot == ring_end) {
+                    slot = ring;
+                }
+            }
+        }
+        for (k = HW - R; k < HW; k++) { /* the oldest pending output is at slot */
+            memcpy(dst + k * OC, slot, (size_t)OC);
+            slot += OC;
+            if (slot == ring_end) {
+                slot = ring;
+            }
+        }
+    }
+}
+
+void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
+    tc_conv_geo_t g;
+    int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, oy, ox;
+    if (p->inplace && in == out) {
+        tc_conv_geo_init(&g, p);
+        if (p->k_h == 1 && p->k_w == 1) {
+            tc_conv_pw_inplace(&g, in, out);
+        } else {
+            tc_conv_ring_inplace(&g, in, out);
+        }
+        return;
+    }
+    if (p->col != 0 && p->groups == 1) {
+        tc_conv_im2col(p, in, out);
+        return;
+    }
+    tc_conv_geo_init(&g, p);
+    tc_interior(p->out_h, p->stride_h, p->pad_h, p->k_h, p->dil_h, H, &oy_lo, &oy_hi);
+    tc_interior(p->out_w, p->stride_w, p->pad_w, p->k_w, p->dil_w, W, &ox_lo, &ox_hi);
+    for (n = 0; n < p->batches; n++) {
+        const int8_t *img = in + n * H * W * C;
+        for (oy = 0; oy < p->out_h; oy++) {
+            int8_t *orow = out + ((n * p->out_h + oy) * p->out_w) * OC;
+            if (oy < oy_lo || oy >= oy_hi) {
+                for (ox = 0; ox < p->out_w; ox++) {
+                    tc_conv_border(&g, img, oy, ox, orow + ox * OC);
+                }
+                continue;
+            }
+            for (ox = 0; ox < ox_lo; ox++) {
+                tc_conv_border(&g, img, oy, ox, orow + ox * OC);
+            }
+            {
+                const int8_t *org =
+                    img + ((oy * p->stride_h - p->pad_h) * W + ox_lo * p->stride_w - p->pad_w) * C;
+                for (ox = ox_lo; TC_CONV_PAIRS && ox + 1 < ox_hi; ox += 2) {
+                    tc_conv_interior(&g, org, 2, orow + ox * OC);
+                    org += 2 * g.pstep;
+                }
+                for (; ox < ox_hi; ox++) {
+                    tc_conv_interior(&g, org, 1, orow + ox * OC);
+                    org += g.pstep;
+                }
+            }
+            for (; ox < p->out_w; ox++) {
+                tc_conv_border(&g, img, oy, ox, orow + ox * OC);
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+"""Build a compiled case for the host with -Werror and ASan/UBSan, and run it on random inputs.
+
+The model-independent kernels are compiled once per process (keyed by their contents) and linked
+into each case; plans too big to build and run quickly are skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+SAN_FLAGS = [
+    "-std=c99",
+    "-O1",
+    "-g",
+    "-Wall",
+    "-Wextra",
+    "-Wno-unused-parameter",
+    "-Werror",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+    "-fno-omit-frame-pointer",
+]
+BUILD_MAX_ARENA = 8 << 20
+BUILD_MAX_MACS = 50_000_000
+
+
+def _unlimited() -> None:
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))  # ASan reserves terabytes of shadow
+
+
+_KERNEL_CACHE: dict[str, list[str]] = {}
+
+
+def remove_kernel_objects() -> None:
+    """Remove the kernels compiled by this process (the worker does it at exit)."""
+    for objs in _KERNEL_CACHE.values():
+        if objs:
+            shutil.rmtree(Path(objs[0]).parent, ignore_errors=True)
+
+
+def _kernel_objects(kernels: list[Path], inc: list[str]) -> list[str]:
+    """The model-independent kernels, compiled once per worker (keyed by their contents)."""
+    from tinycompile.build import host_cc
+
+    h = hashlib.sha1()
+    for k in kernels:
+        h.update(k.name.encode() + k.read_bytes())
+    for hdr in sorted(Path(inc[3]).glob("*.h")):
+        h.update(hdr.name.encode() + hdr.read_bytes())
+    key = h.hexdigest()
+    if key not in _KERNEL_CACHE:
+        cache = Path(tempfile.gettempdir()) / f"tc_fuzz_kernels_{os.getpid()}_{key[:12]}"
+        cache.mkdir(exist_ok=True)
+        objs = []
+        for k in kernels:
+            o = cache / (k.stem + ".o")
+            r = subprocess.run(
+                [host_cc(), *SAN_FLAGS, *inc, "-c", str(k), "-o", str(o)],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            if r.returncode != 0:
+                raise RuntimeError(f"kernel compile failed:\n{r.stderr[-3000:]}")
+            objs.append(str(o))
+        _KERNEL_CACHE[key] = objs
+    return _KERNEL_CACHE[key]
+
+
+def _random_inputs(g: Any, n: int, seed: int) -> list[Any]:
+    """n samples per graph input, each the input's full shape (batch included)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    xs = []
+    for tid in g.inputs:
+        t = g.t(tid)
+        if t.dtype == "float32":
+            xs.append(rng.uniform(-4, 4, size=(n, *t.shape)).astype(np.float32))
+        else:
+            xs.append(rng.integers(-128, 128, size=(n, *t.shape), dtype=np.int8))
+    return xs
+
+
+def build_and_run(p: Any, seed: int) -> str | None:
+    """Generate the project, build it for the host with ASan and UBSan, run it on two random
+    inputs; returns what went wrong, or None. Skipped (None) for plans too big to run quickly."""
+    from tinycompile import api
+    from tinycompile.build import host_cc, runtime_sources
+
+    if p.arena_bytes > BUILD_MAX_ARENA or sum(la.macs for la in p.layers) > BUILD_MAX_MACS:
+        return None
+    with tempfile.TemporaryDirectory(prefix="tc_fuzzb_") as td:
+        proj = api.generate(p, Path(td) / "proj")
+        kernels = [s for s in runtime_sources(proj) if s.parent.name == "kernels"]
+        srcs = [s for s in runtime_sources(proj) if s not in kernels]
+        srcs += sorted((proj / "model").glob("*.c"))
+        srcs.append(proj / "runtime" / "runtime" / "tc_main_host.c")
+        inc = ["-I", str(proj / "model"), "-I", str(proj / "runtime" / "include")]
+        try:
+            objs = _kernel_objects(kernels, inc)
+        except RuntimeError as e:
+            return str(e)
+        exe = Path(td) / "tc_san"
+        cmd = [host_cc(), *SAN_FLAGS, *inc, *map(str, srcs), *objs, "-o", str(exe)]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if r.returncode != 0:
+            return f"host compile (-Werror, sanitizers) failed:\n{r.stderr[-3000:]}"
+        xs = _random_inputs(p.graph, 2, seed)
+        Path(td, "tc_in.bin").write_bytes(api.pack_inputs(p.graph, xs))
+        env = dict(
+            os.environ,
+            ASAN_OPTIONS="detect_leaks=0:abort_on_error=0",
+            UBSAN_OPTIONS="print_stacktrace=1",
+        )
+        try:
+            r = subprocess.run(
+                [str(exe)],
+                cwd=td,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env=env,
+                preexec_fn=_unlimited,
+            )
+        except subprocess.TimeoutExpired:
+            return "generated program ran for more than 60 s"
+        if r.returncode != 0:
+            return f"generated program failed (exit {r.returncode}):\n{r.stderr[-3000:]}"
+        data = Path(td, "tc_out.bin").read_bytes()
+        api.unpack_outputs(p, data, 2, debug_layers=False, profile=False)
+    return None
