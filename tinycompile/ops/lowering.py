@@ -2,7 +2,8 @@
 const data, following the planner's choices.
 
 ``prepare_graph`` (on a validated graph) decodes options, folds constant aliases and prepares
-every live op (the first op that cannot be handled raises a CompileError naming it). ``lower``
+every live op (the first op that cannot be handled raises a CompileError naming it);
+``check_graph`` lists every problem of a graph instead of stopping at the first. ``lower``
 runs the units' lowerings with the planner's ``Choice`` per op. Tensor pointers in the
 statements are symbolic (``TC_T<id>`` macros for activations, array symbols for constants): the
 code generator defines the macros from the plan's offsets, so the flash figures the plan reports
@@ -16,8 +17,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import CompileError
-from ..ir import CTYPES, Graph, Op
-from .base import DEFAULT_CHOICE, OPS, Choice, Operator, Prepared, decode, fail, load_all, unit_of
+from ..ir import CTYPES, Graph, Op, problems
+from .base import (
+    DEFAULT_CHOICE,
+    OPS,
+    Choice,
+    Operator,
+    Prepared,
+    decode,
+    decode_op,
+    fail,
+    load_all,
+    unit_of,
+)
 
 CTYPE_NP = {
     "int8_t": np.int8,
@@ -173,6 +185,38 @@ def prepare_graph(g: Graph) -> list[PreparedOp]:
         except (CompileError, *_BAD_VALUES) as e:
             raise _named(op, e) from None
     return out
+
+
+def check_graph(g: Graph) -> list[CompileError]:
+    """Every problem of a graph at once, graph-level ones first, then by op index: unsupported
+    operators, structure and types (``ir.problems``, which skips the unsupported ops), then each
+    remaining op's options and configuration (its unit's ``attrs`` and ``prepare``). Empty when
+    the graph can be planned. Decodes options like ``prepare_graph``."""
+    units = load_all()
+    unsupported = [op for op in g.ops if op.kind not in units]
+    found = [fail(op, f"operator {op.kind} is not supported") for op in unsupported]
+    bad = {op.index for op in unsupported}
+    structural = problems(g, bad)
+    found += structural
+    if any(e.op_index is None for e in structural):
+        return found  # graph-level problems: preparing ops would only add noise
+    bad |= {e.op_index for e in structural}
+    for op in g.ops:
+        if op.index not in bad:
+            try:
+                decode_op(op)
+            except CompileError as e:
+                found.append(e)
+                bad.add(op.index)
+    fold_constants(g)
+    for op in g.ops:
+        if op.index in bad or all(g.t(t).is_const for t in op.outputs):
+            continue
+        try:
+            units[op.kind].prepare(op, g)
+        except (CompileError, *_BAD_VALUES) as e:
+            found.append(_named(op, e))
+    return sorted(found, key=lambda e: -1 if e.op_index is None else e.op_index)
 
 
 def lower(
