@@ -24,6 +24,7 @@ from .run import (
     BoardBuild,
     CompareReport,
     RunResult,
+    UserInputs,
     build_board,
     compare_plan,
     diff,
@@ -31,9 +32,11 @@ from .run import (
     pack_inputs,
     profile_of,
     profile_table,
+    require_reference,
     run_board,
     run_host,
     unpack_outputs,
+    user_inputs,
 )
 
 __all__ = [
@@ -41,6 +44,7 @@ __all__ = [
     "BoardBuild",
     "CompareReport",
     "RunResult",
+    "UserInputs",
     "build_board",
     "check",
     "compare",
@@ -52,9 +56,11 @@ __all__ = [
     "profile_of",
     "profile_table",
     "replace_dir",
+    "require_reference",
     "run_board",
     "run_host",
     "unpack_outputs",
+    "user_inputs",
 ]
 
 
