@@ -22,7 +22,8 @@ def validate(g: Graph, skip: Collection[int] = ()) -> None:
 
 
 def problems(g: Graph, skip: Collection[int] = ()) -> list[CompileError]:
-    """Every structural and type problem of the graph, graph-level ones first, then by op."""
+    """Every structural and type problem of the graph: constant graph inputs first, then by op,
+    then the graph's outputs and the types of its inputs and outputs."""
     out: list[CompileError] = []
     written: set[int] = set()
     for tid in g.inputs:
@@ -31,15 +32,18 @@ def problems(g: Graph, skip: Collection[int] = ()) -> list[CompileError]:
         written.add(tid)
     produced_by_skipped = {t for op in g.ops if op.index in skip for t in op.outputs}
     producers: dict[int, int] = {}
+    by_op: list[CompileError] = []
     for op in g.ops:
         if op.index in skip:
             written.update(op.outputs)
             continue
         here = _op_problems(g, op, written, producers, produced_by_skipped)
-        out.extend(CompileError(r, op_index=op.index, op_kind=op.kind) for r in here)
+        by_op.extend(CompileError(r, op_index=op.index, op_kind=op.kind) for r in here)
         for tid in op.outputs:
             producers.setdefault(tid, op.index)
             written.add(tid)
+    by_op.extend(_type_problems(g, skip))
+    out.extend(sorted(by_op, key=lambda e: e.op_index or 0))
     for tid in g.outputs:
         if g.t(tid).is_const:
             out.append(CompileError(f"graph output tensor {tid} is a constant"))
@@ -54,8 +58,7 @@ def problems(g: Graph, skip: Collection[int] = ()) -> list[CompileError]:
                     " supported"
                 )
             )
-    out.extend(_type_problems(g, skip))
-    return sorted(out, key=lambda e: -1 if e.op_index is None else e.op_index)
+    return out
 
 
 def _op_problems(

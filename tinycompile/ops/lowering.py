@@ -188,19 +188,33 @@ def prepare_graph(g: Graph) -> list[PreparedOp]:
 
 
 def check_graph(g: Graph) -> list[CompileError]:
-    """Every problem of a graph at once, graph-level ones first, then by op index: unsupported
-    operators, structure and types (``ir.problems``, which skips the unsupported ops), then each
-    remaining op's options and configuration (its unit's ``attrs`` and ``prepare``). Empty when
-    the graph can be planned. Decodes options like ``prepare_graph``."""
+    """Every problem of a graph at once: unsupported operators, structure and types
+    (``ir.problems``, which skips the unsupported ops), then each remaining op's options and
+    configuration (its unit's ``attrs`` and ``prepare``); op problems in op order, between the
+    graph-level ones ``ir.problems`` puts first and last. Empty when the graph can be planned.
+    Decodes options like ``prepare_graph``."""
     units = load_all()
     unsupported = [op for op in g.ops if op.kind not in units]
-    found = [fail(op, f"operator {op.kind} is not supported") for op in unsupported]
     bad = {op.index for op in unsupported}
     structural = problems(g, bad)
-    found += structural
-    if any(e.op_index is None for e in structural):
-        return found  # graph-level problems: preparing ops would only add noise
-    bad |= {e.op_index for e in structural}
+    by_op = [fail(op, f"operator {op.kind} is not supported") for op in unsupported]
+    by_op += [e for e in structural if e.op_index is not None]
+    n_head = 0  # graph-level problems ir.problems lists before any op's
+    while n_head < len(structural) and structural[n_head].op_index is None:
+        n_head += 1
+    head = structural[:n_head]
+    tail = [e for e in structural[n_head:] if e.op_index is None]
+    if not head and not tail:
+        bad |= {e.op_index for e in structural if e.op_index is not None}
+        by_op += _op_problems(g, bad)
+    # with graph-level problems, preparing ops would only add noise
+    return head + sorted(by_op, key=lambda e: e.op_index or 0) + tail
+
+
+def _op_problems(g: Graph, bad: set[int]) -> list[CompileError]:
+    """What each op's unit refuses (options, then configuration), skipping the ops in ``bad``."""
+    units = load_all()
+    found = []
     for op in g.ops:
         if op.index not in bad:
             try:
@@ -216,7 +230,7 @@ def check_graph(g: Graph) -> list[CompileError]:
             units[op.kind].prepare(op, g)
         except (CompileError, *_BAD_VALUES) as e:
             found.append(_named(op, e))
-    return sorted(found, key=lambda e: -1 if e.op_index is None else e.op_index)
+    return found
 
 
 def lower(
