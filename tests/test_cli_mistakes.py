@@ -313,3 +313,19 @@ def test_build_host_writes_report(tmp_path: Path) -> None:
     d = json.loads((out / "report.json").read_text())
     assert d["model"] == "digits.tflite" and d["board"] == "host" and d["size"] is None
     assert d["plan"]["inputs"][0]["name"] == "x" and len(d["plan"]["layers"]) == 5
+
+
+def test_board_build_report_is_real_and_deterministic(tmp_path: Path) -> None:
+    """report.json beside the firmware: the linked sizes and the plan, identical wherever built."""
+    reports = []
+    for name in ("a", "b"):
+        r = cli("build", DIGITS, "--board", "stm32f746", "-o", str(tmp_path / name))
+        assert r.returncode == 0, r.stderr
+        reports.append((tmp_path / name / "report.json").read_bytes())
+    assert reports[0] == reports[1]
+    d = json.loads(reports[0])
+    assert d["board"] == "stm32f746" and d["options"] == {"variant": "board"}
+    assert d["size"]["flash_used"] > d["size"]["weights"] > 0 and d["size"]["arena"] > 0
+    assert d["plan"]["peak_arena_bytes"] == d["size"]["arena"]
+    assert d["plan_estimate"]["estimate"] is True
+    assert str(tmp_path) not in reports[0].decode() and str(ROOT) not in reports[0].decode()
