@@ -22,7 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__, api
+import tinycompile
+
+from . import api
 from .errors import CompileError, DoesNotFit
 from .paths import EXAMPLE_MODEL
 from .report import build_report, plan_dict, plan_table, write_json
@@ -74,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=doc[doc.index("Exit codes") :],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--version", action="version", version=f"tinycompile {__version__}")
+    ap.add_argument("--version", action="version", version=f"tinycompile {tinycompile.__version__}")
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     p = sub.add_parser(

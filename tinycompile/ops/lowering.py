@@ -152,7 +152,9 @@ def fold_constants(g: Graph) -> None:
     load_all()
     for op in g.ops:
         unit = OPS.get(op.kind)
-        if unit is not None and unit.alias and op.inputs and g.t(op.inputs[0]).is_const:
+        if unit is None or not unit.alias or not op.inputs or op.inputs[0] < 0:
+            continue  # (an absent first input is refused elsewhere: ir.problems)
+        if g.t(op.inputs[0]).is_const:
             src = g.t(op.inputs[0])
             for tid in op.outputs:
                 dst = g.t(tid)
