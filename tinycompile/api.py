@@ -14,6 +14,7 @@ import numpy as np
 from .errors import CompileError
 from .frontend import load_model
 from .ir import Graph
+from .ops import check_graph
 from .outdir import generate as _generate
 from .outdir import replace_dir
 from .planner import Plan
@@ -23,6 +24,7 @@ from .run import (
     BoardBuild,
     CompareReport,
     RunResult,
+    UserInputs,
     build_board,
     compare_plan,
     diff,
@@ -30,9 +32,11 @@ from .run import (
     pack_inputs,
     profile_of,
     profile_table,
+    require_reference,
     run_board,
     run_host,
     unpack_outputs,
+    user_inputs,
 )
 
 __all__ = [
@@ -40,7 +44,9 @@ __all__ = [
     "BoardBuild",
     "CompareReport",
     "RunResult",
+    "UserInputs",
     "build_board",
+    "check",
     "compare",
     "diff",
     "generate",
@@ -50,19 +56,45 @@ __all__ = [
     "profile_of",
     "profile_table",
     "replace_dir",
+    "require_reference",
     "run_board",
     "run_host",
     "unpack_outputs",
+    "user_inputs",
 ]
 
 
 def plan(model: str | Path | Graph, *, reorder: bool = True) -> Plan:
-    """Read, check, lower and plan a model (the planner makes every memory decision)."""
+    """Read, check, lower and plan a model (the planner makes every memory decision).
+
+    A model with problems raises the first of ``check``'s list (unsupported operators before
+    what they would have produced), saying how many more there are."""
     g = model if isinstance(model, Graph) else load_model(model)
     try:
         return make_plan(g, reorder=reorder)
     except CompileError as e:
-        raise e.at(source=g.source or None) from None
+        found = check_graph(g)
+        if not found:
+            raise e.at(source=g.source or None) from None
+        first = found[0]
+        more = len(found) - 1
+        reason = first.reason
+        if more:
+            s = "s" if more > 1 else ""
+            reason += f" (and {more} more problem{s}: `tinycompile check` lists them all)"
+        raise type(first)(
+            reason, source=g.source or None, op_index=first.op_index, op_kind=first.op_kind
+        ) from None
+
+
+def check(model: str | Path | Graph) -> list[CompileError]:
+    """Every problem of a model at once (unsupported operators, types, configurations), each
+    naming its op; empty when the model can be compiled. A file the reader refuses gives one."""
+    try:
+        g = model if isinstance(model, Graph) else load_model(model)
+    except CompileError as e:
+        return [e]
+    return [e.at(source=g.source or None) for e in check_graph(g)]
 
 
 def generate(model: str | Path | Plan, out_dir: str | Path) -> Path:

@@ -1,7 +1,14 @@
-"""Command line: tinycompile plan | build | run | boards.
+"""Command line: tinycompile check | plan | build | run | boards.
 
-Exit codes: 0 success; 1 the model does not fit the board, or outputs differ from the reference;
-2 bad input (model, board file, options) or a tool failure, reported as one line on stderr.
+Exit codes:
+  0    success
+  1    the model does not fit the board (build: the linked firmware; plan --board: the
+       estimate), or run's outputs differ from TensorFlow Lite Micro
+  2    a mistake in what was given (model, board, option, file, missing tool or package), or
+       check found problems: one line on stderr (with --json, also {"error": ...} on stdout),
+       and nothing half-written left behind
+  70   internal error (a bug in tinycompile; TINYCOMPILE_DEBUG=1 shows the traceback)
+  130  interrupted
 """
 
 from __future__ import annotations
@@ -10,16 +17,43 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
+import tinycompile
+
 from . import api
 from .errors import CompileError, DoesNotFit
 from .paths import EXAMPLE_MODEL
-from .report import plan_dict, plan_table
+from .report import build_report, plan_dict, plan_table, write_json
 
 DEFAULT_BOARD = "stm32f746"
+DEFAULT_SAMPLES = 20
+EXIT_OK, EXIT_DOES_NOT_FIT, EXIT_MISTAKE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 70, 130
+
+
+class UsageError(CompileError):
+    """A command line the parser refuses (exit 2, one line)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (raised, so --json and the exit code are handled once)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        command = self.prog.removeprefix("tinycompile").strip()
+        raise UsageError(f"{command + ': ' if command else ''}{message} (see {self.prog} --help)")
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"needs at least 1 sample, got {v}")
+    return v
 
 
 def _model_arg(p: argparse.ArgumentParser, required: bool = True) -> None:
@@ -35,16 +69,34 @@ def _model_arg(p: argparse.ArgumentParser, required: bool = True) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="tinycompile", description=__doc__.splitlines()[0])
+    doc = __doc__ or ""
+    ap = _Parser(
+        prog="tinycompile",
+        description=doc.splitlines()[0],
+        epilog=doc[doc.index("Exit codes") :],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--version", action="version", version=f"tinycompile {tinycompile.__version__}")
     sub = ap.add_subparsers(dest="cmd", required=True)
+
+    p = sub.add_parser(
+        "check", help="list every unsupported operator, type and configuration of a model"
+    )
+    _model_arg(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
 
     p = sub.add_parser("plan", help="plan memory and report per-layer costs")
     _model_arg(p)
-    p.add_argument("--board", help="check the plan against this board's SRAM and flash")
+    p.add_argument(
+        "--board", help="estimate the fit against this board's SRAM and flash (exit 1: too big)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-reorder", action="store_true", help="keep the model's op order")
 
-    p = sub.add_parser("build", help="generate C and compile it for a board (or the host)")
+    p = sub.add_parser(
+        "build",
+        help="generate C and compile it for a board (or the host); writes report.json",
+    )
     _model_arg(p, required=False)
     p.add_argument(
         "--board", default=DEFAULT_BOARD, help=f"board name or file (default {DEFAULT_BOARD})"
@@ -53,15 +105,39 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--emulator", action="store_true", help="build the QEMU variant of the board")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("run", help="build, run, and compare with TensorFlow Lite Micro")
-    _model_arg(p, required=False)
-    p.add_argument("--board", default=DEFAULT_BOARD)
-    p.add_argument("--emulator", action="store_true", help="run the board build in QEMU")
-    p.add_argument(
-        "--inputs", help=".npy (one input, batch on axis 0) or .npz (one array per input)"
+    p = sub.add_parser(
+        "run",
+        help="build, run, and compare with TensorFlow Lite Micro",
+        description="Build, run and compare with TFLM. A Cortex-M board runs in QEMU (its"
+        " emulator build: there is no runner for physical boards), so --emulator is implied;"
+        " --board host runs a host build.",
     )
-    p.add_argument("--outputs", help="write what the compiled code produced (.npy or .npz)")
-    p.add_argument("-n", type=int, default=20, help="random inputs when --inputs is absent")
+    _model_arg(p, required=False)
+    p.add_argument(
+        "--board",
+        default=DEFAULT_BOARD,
+        help=f"host, or a board to run in QEMU (default {DEFAULT_BOARD})",
+    )
+    p.add_argument(
+        "--emulator", action="store_true", help="run the board build in QEMU (the default)"
+    )
+    p.add_argument(
+        "--inputs",
+        help=".npy (one input: a batch, batch on axis 0, or one sample) or .npz (one array per"
+        " input, keyed by input name or in order); float data for an int8 input is quantized"
+        " with the input's scale and zero point",
+    )
+    p.add_argument(
+        "--outputs",
+        help="write what the compiled code produced: .npy (one output) or .npz (keyed by"
+        " output name); checked before the run",
+    )
+    p.add_argument(
+        "-n",
+        type=_positive,
+        default=None,
+        help=f"random inputs when --inputs is absent (default {DEFAULT_SAMPLES})",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--layers", action="store_true", help="also compare every intermediate tensor")
     p.add_argument("--json", action="store_true")
@@ -71,22 +147,97 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _load_inputs(path: str, g) -> list[np.ndarray]:
+def _load_inputs(path: str) -> dict[str, np.ndarray] | list[np.ndarray]:
+    """Arrays from a .npy (one) or .npz (by key) file."""
+    if not path.endswith((".npy", ".npz")):
+        raise CompileError(f"--inputs {path}: give a .npy or .npz file")
     try:
         if path.endswith(".npz"):
-            with np.load(path) as z:
-                keys = list(z.keys())
-                return [z[k] for k in keys]
-        return [np.load(path)]
-    except (OSError, ValueError) as e:
+            with np.load(path, allow_pickle=False) as z:
+                return {k: z[k] for k in z.files}
+        return [np.load(path, allow_pickle=False)]
+    except OSError as e:
+        raise CompileError(f"cannot read inputs: {e.strerror or e}", source=path) from None
+    except ValueError as e:
         raise CompileError(f"cannot read inputs: {e}", source=path) from None
 
 
-def _save_outputs(path: str, outs: list[np.ndarray]) -> None:
-    if path.endswith(".npz") or len(outs) > 1:
-        np.savez(path, *outs)
+def _check_outputs(path: str, n_outputs: int) -> Path:
+    """The --outputs path, checked before any run: its suffix, its folder, that it can write."""
+    p = Path(path)
+    if p.suffix not in (".npy", ".npz"):
+        raise CompileError(f"--outputs {path}: name a .npy or .npz file")
+    if p.suffix == ".npy" and n_outputs > 1:
+        raise CompileError(f"--outputs {path}: the model has {n_outputs} outputs; name a .npz file")
+    folder = p.parent
+    if not folder.is_dir():
+        raise CompileError(f"--outputs {path}: folder {str(folder)!r} does not exist")
+    if p.is_dir():
+        raise CompileError(f"--outputs {path}: is a folder")
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".tc_outputs_")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        msg = f"--outputs {path}: cannot write in {str(folder)!r}: {e.strerror}"
+        raise CompileError(msg) from None
+    if p.exists() and not os.access(p, os.W_OK):
+        raise CompileError(f"--outputs {path}: the file is read-only")
+    return p
+
+
+def _save_outputs(path: Path, names: list[str], outs: list[np.ndarray]) -> None:
+    """Write the outputs atomically (a temporary file beside it, then renamed)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tc_outputs_", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if path.suffix == ".npz":
+                keys = names if len(set(names)) == len(names) and all(names) else None
+                if keys is None:
+                    keys = [f"arr_{i}" for i in range(len(outs))]
+                np.savez(f, **dict(zip(keys, outs, strict=True)))
+            else:
+                np.save(f, outs[0])
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _no_emulator_on_host(a: argparse.Namespace) -> None:
+    if a.board == "host" and a.emulator:
+        raise UsageError(
+            "--emulator runs a Cortex-M board's firmware in QEMU; it does not apply to --board"
+            " host (drop one of them)"
+        )
+
+
+def cmd_check(a: argparse.Namespace) -> int:
+    problems = api.check(a.model)
+    if a.json:
+        print(
+            json.dumps(
+                {
+                    "model": a.model,
+                    "ok": not problems,
+                    "problems": [
+                        {"op_index": e.op_index, "op": e.op_kind, "reason": e.reason}
+                        for e in problems
+                    ],
+                },
+                indent=1,
+            )
+        )
     else:
-        np.save(path, outs[0])
+        for e in problems:
+            print(e.at(source=a.model).line())
+        if not problems:
+            print(f"{a.model}: no problems: every operator, type and configuration is supported")
+    if problems:
+        n = len(problems)
+        print(f"tinycompile: {a.model}: {n} problem{'s' if n > 1 else ''}", file=sys.stderr)
+        return EXIT_MISTAKE
+    return EXIT_OK
 
 
 def cmd_plan(a: argparse.Namespace) -> int:
@@ -105,22 +256,24 @@ def cmd_plan(a: argparse.Namespace) -> int:
         if verdict is not None:
             print()
             print(verdict.text())
-    return 0 if verdict is None or verdict.fits else 1
+    return EXIT_OK if verdict is None or verdict.fits else EXIT_DOES_NOT_FIT
 
 
 def cmd_boards(a: argparse.Namespace) -> int:
-    from .boards import list_boards
+    from .boards import Board, list_boards
 
-    boards = list_boards()
+    boards = list_boards(include_host=True)
     if a.json:
         print(json.dumps([b.summary() for b in boards], indent=1))
-        return 0
+        return EXIT_OK
+    print(Board.header())
     for b in boards:
         print(b.line())
-    return 0
+    return EXIT_OK
 
 
 def cmd_build(a: argparse.Namespace) -> int:
+    _no_emulator_on_host(a)
     model = a.model or str(EXAMPLE_MODEL)
     out = Path(a.output or f"build/{Path(model).stem}-{Path(a.board).stem}")
     p = api.plan(model)
@@ -129,31 +282,48 @@ def cmd_build(a: argparse.Namespace) -> int:
         from .build import build_host
 
         exe = build_host(project)
-        print(f"{project}: host build {exe.relative_to(project)}")
-        print(f"arena {p.arena_bytes:,} B, weights {p.flash_bytes:,} B")
-        return 0
+        write_json(project / "report.json", build_report(p, "host", "host", None, None))
+        if a.json:
+            print(json.dumps({"project": str(project), "exe": str(exe)}, indent=1))
+        else:
+            print(f"{project}: host build {exe.relative_to(project)}, report.json")
+            print(f"arena {p.arena_bytes:,} B, weights {p.flash_bytes:,} B")
+        return EXIT_OK
     res = api.build_board(p, a.board, out, emulator=a.emulator)
     print(res.text() if not a.json else json.dumps(res.as_dict(), indent=1))
-    return 0
+    return EXIT_OK
 
 
 def cmd_run(a: argparse.Namespace) -> int:
+    _no_emulator_on_host(a)
+    if a.inputs and a.n is not None:
+        raise UsageError("-n makes random inputs; it does not go with --inputs (drop one)")
     model = a.model or str(EXAMPLE_MODEL)
-    if a.board != "host" and not a.emulator:
-        raise CompileError(f"board '{a.board}': runs need --emulator (QEMU), or use --board host")
+    from .boards import get_board
+
+    get_board(a.board)  # an unknown board is refused before anything is built
+    api.require_reference()
     g = api.plan(model).graph
-    xs = _load_inputs(a.inputs, g) if a.inputs else None
-    r = api.compare(model, board=a.board, inputs=xs, n=a.n, seed=a.seed, layers=a.layers)
-    if a.outputs:
-        _save_outputs(a.outputs, r.result.outputs)
+    out_path = _check_outputs(a.outputs, len(g.outputs)) if a.outputs else None
+    notes: list[str] = []
+    xs = None
+    if a.inputs:
+        given = api.user_inputs(g, _load_inputs(a.inputs))
+        xs, notes = given.arrays, given.notes
+    n = a.n if a.n is not None else DEFAULT_SAMPLES
+    r = api.compare(model, board=a.board, inputs=xs, n=n, seed=a.seed, layers=a.layers)
+    if out_path is not None:
+        _save_outputs(out_path, [g.t(t).name for t in g.outputs], r.result.outputs)
     d = {
         "model": model,
         "board": a.board,
+        "emulator": a.board != "host",
         "samples": r.samples,
         "mismatches": r.mismatches,
         "output_mismatches": r.output_mismatches,
         "max_abs_diff": r.max_abs_diff,
         "bit_exact": r.ok,
+        "notes": notes,
     }
     if r.profile is not None:
         d.update(r.profile)
@@ -162,6 +332,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.json:
         print(json.dumps(d, indent=1))
     else:
+        for note in notes:
+            print(f"note: {note}")
         if r.build_text:
             print(r.build_text)
             print()
@@ -174,33 +346,59 @@ def cmd_run(a: argparse.Namespace) -> int:
             + (f", {r.mismatches} in all layers" if a.layers else "")
             + f", max |diff| {r.max_abs_diff:g}"
         )
-    return 0 if r.ok else 1
+    return EXIT_OK if r.ok else EXIT_DOES_NOT_FIT
+
+
+COMMANDS = {
+    "check": cmd_check,
+    "plan": cmd_plan,
+    "build": cmd_build,
+    "run": cmd_run,
+    "boards": cmd_boards,
+}
+
+
+def _fail(line: str, code: int, as_json: bool) -> int:
+    """Report a failure: one line on stderr, and a JSON object on stdout under --json."""
+    if as_json:
+        try:
+            print(json.dumps({"error": line, "exit_code": code}))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _stdout_to_devnull()
+    print(f"tinycompile: {line}", file=sys.stderr)
+    return code
+
+
+def _stdout_to_devnull() -> None:
+    """After a broken pipe, send what is left of stdout nowhere (no error at exit)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def main(argv: list[str] | None = None) -> int:
-    a = _parser().parse_args(argv)
+    args = sys.argv[1:] if argv is None else list(argv)
+    as_json = "--json" in args
     try:
-        return {"plan": cmd_plan, "build": cmd_build, "run": cmd_run, "boards": cmd_boards}[a.cmd](
-            a
-        )
+        a = _parser().parse_args(args)
+        code = COMMANDS[a.cmd](a)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return _fail("output closed early (broken pipe); nothing more written", 2, False)
     except DoesNotFit as e:
-        print(f"tinycompile: {e}", file=sys.stderr)
-        return 1
+        return _fail(str(e), EXIT_DOES_NOT_FIT, as_json)
     except CompileError as e:
-        print(f"tinycompile: {e}", file=sys.stderr)
-        return 2
+        return _fail(str(e), EXIT_MISTAKE, as_json)
     except KeyboardInterrupt:
-        print("tinycompile: interrupted", file=sys.stderr)
-        return 130
+        return _fail("interrupted", EXIT_INTERRUPTED, as_json)
     except Exception as e:  # a bug in tinycompile, not in the user's input
         if os.environ.get("TINYCOMPILE_DEBUG"):
             raise
-        print(
-            f"tinycompile: internal error: {type(e).__name__}: {e} "
-            "(set TINYCOMPILE_DEBUG=1 for a traceback)",
-            file=sys.stderr,
-        )
-        return 70
+        line = f"internal error: {type(e).__name__}: {e} (set TINYCOMPILE_DEBUG=1 for a traceback)"
+        return _fail(" ".join(line.split()), EXIT_INTERNAL, as_json)
 
 
 if __name__ == "__main__":

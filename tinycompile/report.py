@@ -2,11 +2,50 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
+from .ir import Graph
 from .planner import Plan
+
+REPORT_VERSION = 1
 
 
 def fmt_bytes(n: int) -> str:
     return f"{n:,} B" if n < 10 * 1024 else f"{n / 1024:,.1f} KiB"
+
+
+def tensor_dicts(g: Graph, tids: list[int]) -> list[dict[str, Any]]:
+    """Graph inputs or outputs: name, shape, dtype, scale and zero point (None: not quantized)."""
+    out = []
+    for tid in tids:
+        t = g.t(tid)
+        q = t.quant
+        out.append(
+            {
+                "name": t.name,
+                "tensor": tid,
+                "shape": list(t.shape),
+                "dtype": t.dtype,
+                "scale": q.s if q is not None else None,
+                "zero_point": q.zp if q is not None else None,
+            }
+        )
+    return out
+
+
+def io_lines(g: Graph) -> list[str]:
+    """One line per graph input and output, for the plan's text."""
+    lines = []
+    for what, tids in (("input", g.inputs), ("output", g.outputs)):
+        for d in tensor_dicts(g, tids):
+            q = ""
+            if d["scale"] is not None:
+                q = f"  scale {d['scale']:.9g} zero point {d['zero_point']}"
+            shape = "x".join(map(str, d["shape"])) or "scalar"
+            lines.append(f"{what:<6} {d['name']!r}  {shape} {d['dtype']}{q}")
+    return lines
 
 
 def plan_dict(p: Plan) -> dict:
@@ -14,6 +53,8 @@ def plan_dict(p: Plan) -> dict:
     peak_ops = {la.op_index for la in p.peak_layers()}
     return {
         "model": p.graph.source,
+        "inputs": tensor_dicts(p.graph, p.graph.inputs),
+        "outputs": tensor_dicts(p.graph, p.graph.outputs),
         "peak_arena_bytes": p.arena_bytes,
         "peak_live_bytes": p.peak_bytes,
         "peak_step": p.peak_step,
@@ -63,9 +104,34 @@ def plan_table(p: Plan) -> str:
         ]
         lines.append("  ".join(cells).rstrip())
     total_macs = sum(la.macs for la in p.layers)
+    lines = [*io_lines(p.graph), "", *lines]
     lines.append("")
     lines.append(f"peak arena (placed):   {p.arena_bytes:>10,} B   ({fmt_bytes(p.arena_bytes)})")
     lines.append(f"peak live (bound):     {p.peak_bytes:>10,} B   at step {p.peak_step}")
     lines.append(f"weights + tables:      {p.flash_bytes:>10,} B   ({fmt_bytes(p.flash_bytes)})")
     lines.append(f"MACs per inference:    {total_macs:>10,}")
     return "\n".join(lines)
+
+
+def build_report(
+    p: Plan, board: str, variant: str, size: dict | None, estimate: dict | None
+) -> dict[str, Any]:
+    """report.json of a build: the plan (with inputs, outputs and the per-layer table), the
+    linked sizes, the board and options. Deterministic: the model by file name, no paths or
+    times (builds are reproducible byte for byte)."""
+    d = plan_dict(p)
+    d["model"] = Path(p.graph.source).name if p.graph.source else p.graph.name
+    return {
+        "report_version": REPORT_VERSION,
+        "model": d["model"],
+        "board": board,
+        "options": {"variant": variant},
+        "plan": d,
+        "size": size,
+        "plan_estimate": estimate,
+    }
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Write ``obj`` as indented JSON with a final newline (keys in insertion order)."""
+    Path(path).write_text(json.dumps(obj, indent=1) + "\n")

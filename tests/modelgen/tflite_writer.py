@@ -23,11 +23,13 @@ class T:
     dtype: str = "int8"
     quant: tuple[float, int] | None = None
     data: np.ndarray | None = None
+    variable: bool = False  # state tensors (LSTM, SVDF): written by no operator
 
 
 @dataclass
 class Node:
-    """An operator: builtin name, tensor indices, and its options (type name, writer)."""
+    """An operator: builtin name (or ``CUSTOM:code``), tensor indices, and its options (type
+    name, writer)."""
 
     op: str
     inputs: list[int]
@@ -95,14 +97,19 @@ def write(tensors: list[T], nodes: list[Node], inputs: list[int], outputs: list[
         tflite.TensorAddType(b, TYPES[t.dtype])
         tflite.TensorAddBuffer(b, buffer_of.get(i, 0))
         tflite.TensorAddName(b, name)
+        if t.variable:
+            tflite.TensorAddIsVariable(b, True)
         if q is not None:
             tflite.TensorAddQuantization(b, q)
         t_offsets.append(tflite.TensorEnd(b))
     kinds = sorted({n.op for n in nodes})
     code_offsets = []
     for k in kinds:
-        code = getattr(tflite.BuiltinOperator, k)
+        custom = b.CreateString(k.split(":", 1)[1]) if k.startswith("CUSTOM:") else None
+        code = getattr(tflite.BuiltinOperator, k.split(":")[0])
         tflite.OperatorCodeStart(b)
+        if custom is not None:
+            tflite.OperatorCodeAddCustomCode(b, custom)
         tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
         tflite.OperatorCodeAddBuiltinCode(b, code)
         tflite.OperatorCodeAddVersion(b, 1)

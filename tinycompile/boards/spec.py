@@ -190,10 +190,15 @@ class Board:
             "source": str(self.source) if self.source else None,
         }
 
+    @staticmethod
+    def header() -> str:
+        """The column titles above `line()`s."""
+        return f"{'board':<11} {'core':<6} {'fpu':<12} {'clock':<12} {'memory':<31}description"
+
     def line(self) -> str:
-        """One line for `tinycompile boards`."""
+        """One line for `tinycompile boards` (columns as in ``header``)."""
         if self.is_host:
-            return f"{self.name:<11} {'-':<14} {'':<11} {self.description}"
+            return f"{self.name:<11} {'-':<6} {'-':<12} {'-':<12} {'-':<31}{self.description}"
         core = (self.core or "").replace("cortex-", "")
         fpu = "" if self.fpu == "none" else self.fpu
         mhz = f"{self.clock_hz / 1e6:g}"

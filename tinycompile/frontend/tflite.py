@@ -75,6 +75,11 @@ def _raw_options(op: Any) -> dict[str, Any]:
     return raw
 
 
+def _plain(text: str) -> str:
+    """A model-supplied name fit for a one-line message (printable ASCII, at most 40 chars)."""
+    return re.sub(r"[^\x20-\x7e]", "?", text)[:40]
+
+
 def _check_count(n: int, what: str, limit: int) -> int:
     if n < 0 or n > limit:
         raise ValueError(f"{what} count {n} is out of range")
@@ -117,8 +122,9 @@ def _read(data: bytes, source: str) -> Graph:
     n_ops = _check_count(sg.OperatorsLength(), "operator", n)
 
     tensors: list[Tensor] = []
+    bad_scales: dict[int, str] = {}
     for i in range(n_tensors):
-        tensors.append(_read_tensor(model, sg.Tensors(i), i, n_buffers, data))
+        tensors.append(_read_tensor(model, sg.Tensors(i), i, n_buffers, data, bad_scales))
 
     codes: list[str] = []
     for i in range(n_codes):
@@ -156,11 +162,28 @@ def _read(data: bytes, source: str) -> Graph:
             raise CompileError(f"graph input/output tensor index {tid} out of range")
     if not outputs:
         raise CompileError("model has no outputs")
+    _refuse_bad_scales(bad_scales, ops, inputs + outputs)
     name = sg.Name().decode("utf-8", "replace") if sg.Name() else "model"
     return Graph(name=name, tensors=tensors, ops=ops, inputs=inputs, outputs=outputs, source=source)
 
 
-def _read_tensor(model: Any, t: Any, i: int, n_buffers: int, data: bytes) -> Tensor:
+def _refuse_bad_scales(bad: dict[int, str], ops: list[Op], boundary: list[int]) -> None:
+    """Raise for the first op (in model order) touching a tensor with an unusable scale; a bad
+    scale on a graph input or output that no op touches is refused too, others are unused."""
+    if not bad:
+        return
+    for op in ops:
+        for tid in [*op.inputs, *op.outputs]:
+            if tid in bad:
+                raise CompileError(bad[tid], op_index=op.index, op_kind=op.kind)
+    for tid in boundary:
+        if tid in bad:
+            raise CompileError(bad[tid])
+
+
+def _read_tensor(
+    model: Any, t: Any, i: int, n_buffers: int, data: bytes, bad_scales: dict[int, str]
+) -> Tensor:
     name = t.Name().decode("utf-8", "replace") if t.Name() else f"t{i}"
     ttype = t.Type()
     dtype = _TYPES.get(ttype)
@@ -192,8 +215,13 @@ def _read_tensor(model: Any, t: Any, i: int, n_buffers: int, data: bytes) -> Ten
                 zp = np.full(scale.size, zp[0], np.int64)
             else:
                 raise CompileError(f"tensor {i} has {scale.size} scales but {zp.size} zero points")
-        if not np.all(np.isfinite(scale)) or np.any(scale < 0):
-            raise CompileError(f"tensor {i} has a non-finite or negative scale")
+        bad = scale[~(np.isfinite(scale) & (scale > 0))]
+        if bad.size:
+            # a zero scale passes every later check and ends in divisions by zero
+            bad_scales[i] = (
+                f"tensor {i} '{_plain(name)}' has quantization scale {float(bad[0]):g}"
+                " (scales must be positive and finite)"
+            )
         lo, hi = _ZP_RANGE.get(dtype, _ZP_RANGE["int32"])
         if zp.size and (int(zp.min()) < lo or int(zp.max()) > hi):
             bad = int(zp.min()) if int(zp.min()) < lo else int(zp.max())

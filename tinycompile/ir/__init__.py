@@ -2,6 +2,6 @@
 the structural checks every well-formed graph passes (``validate``)."""
 
 from .graph import CTYPES, DTYPE_BYTES, Graph, Op, Quant, Tensor
-from .validate import validate
+from .validate import problems, validate
 
-__all__ = ["CTYPES", "DTYPE_BYTES", "Graph", "Op", "Quant", "Tensor", "validate"]
+__all__ = ["CTYPES", "DTYPE_BYTES", "Graph", "Op", "Quant", "Tensor", "problems", "validate"]

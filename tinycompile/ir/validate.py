@@ -1,62 +1,95 @@
-"""Structural checks on a graph: single assignment, order, dtypes of graph inputs/outputs."""
+"""Structural checks on a graph: single assignment, order, dtypes of graph inputs/outputs.
+
+``problems`` lists every problem found; ``validate`` raises the first. Ops in ``skip`` (the
+ones a later stage already refuses, such as unsupported operators) are not checked, and the
+tensors they would produce count as produced: an LSTM's state tensors or a custom op's inputs
+are then not reported as "never produced" in place of the operator itself.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from ..errors import CompileError
 from .graph import Graph
 
 
-def validate(g: Graph) -> None:
+def validate(g: Graph, skip: Collection[int] = ()) -> None:
     """Raise CompileError when the graph is not a well-formed DAG in execution order."""
+    found = problems(g, skip)
+    if found:
+        raise found[0]
+
+
+def problems(g: Graph, skip: Collection[int] = ()) -> list[CompileError]:
+    """Every structural and type problem of the graph: constant graph inputs first, then by op,
+    then the graph's outputs and the types of its inputs and outputs."""
+    out: list[CompileError] = []
     written: set[int] = set()
     for tid in g.inputs:
         if g.t(tid).is_const:
-            raise CompileError(f"graph input tensor {tid} is a constant")
+            out.append(CompileError(f"graph input tensor {tid} is a constant"))
         written.add(tid)
+    produced_by_skipped = {t for op in g.ops if op.index in skip for t in op.outputs}
     producers: dict[int, int] = {}
+    by_op: list[CompileError] = []
     for op in g.ops:
-        if op.inputs and op.inputs[0] < 0:
-            # -1 marks an absent optional operand; no operator's first input is optional
-            raise CompileError("first input is absent (-1)", op_index=op.index, op_kind=op.kind)
-        for tid in op.inputs:
-            if tid < 0:
-                continue
-            t = g.t(tid)
-            if not t.is_const and tid not in written:
-                later = any(tid in o.outputs for o in g.ops)
-                why = "is produced later (cycle or wrong order)" if later else "is never produced"
-                raise CompileError(f"input tensor {tid} {why}", op_index=op.index, op_kind=op.kind)
+        if op.index in skip:
+            written.update(op.outputs)
+            continue
+        here = _op_problems(g, op, written, producers, produced_by_skipped)
+        by_op.extend(CompileError(r, op_index=op.index, op_kind=op.kind) for r in here)
         for tid in op.outputs:
-            if tid in producers or tid in g.inputs:
-                raise CompileError(
-                    f"output tensor {tid} is written twice", op_index=op.index, op_kind=op.kind
-                )
-            if g.t(tid).is_const:
-                # an op writing a constant buffer: TFLite allows it only for folded ops
-                pass
-            producers[tid] = op.index
+            producers.setdefault(tid, op.index)
             written.add(tid)
+    by_op.extend(_type_problems(g, skip))
+    out.extend(sorted(by_op, key=lambda e: e.op_index or 0))
     for tid in g.outputs:
-        if tid not in written and not g.t(tid).is_const:
-            raise CompileError(f"graph output tensor {tid} is never produced")
         if g.t(tid).is_const:
-            raise CompileError(f"graph output tensor {tid} is a constant")
-    _check_types(g)
-    for tid in set(g.inputs) | set(g.outputs):
+            out.append(CompileError(f"graph output tensor {tid} is a constant"))
+        elif tid not in written:
+            out.append(CompileError(f"graph output tensor {tid} is never produced"))
+    for tid in sorted(set(g.inputs) | set(g.outputs)):
         t = g.t(tid)
         if t.dtype not in ("int8", "float32"):
-            raise CompileError(
-                f"graph input/output tensor {tid} is {t.dtype}; only int8 and float32 are supported"
+            out.append(
+                CompileError(
+                    f"graph input/output tensor {tid} is {t.dtype}; only int8 and float32 are"
+                    " supported"
+                )
             )
+    return out
+
+
+def _op_problems(
+    g: Graph, op, written: set[int], producers: dict[int, int], skipped_outputs: set[int]
+) -> list[str]:
+    if op.inputs and op.inputs[0] < 0:
+        # -1 marks an absent optional operand; no operator's first input is optional
+        return ["first input is absent (-1)"]
+    out = []
+    for tid in op.inputs:
+        if tid < 0:
+            continue
+        t = g.t(tid)
+        if not t.is_const and tid not in written and tid not in skipped_outputs:
+            later = any(tid in o.outputs for o in g.ops)
+            why = "is produced later (cycle or wrong order)" if later else "is never produced"
+            out.append(f"input tensor {tid} {why}")
+    for tid in op.outputs:
+        if tid in producers or tid in g.inputs:
+            out.append(f"output tensor {tid} is written twice")
+    return out
 
 
 _FLOAT_BOUNDARY = {"QUANTIZE", "DEQUANTIZE"}
 
 
-def _check_types(g: Graph) -> None:
-    """Refuse float and int16 graphs with a message that says what to do instead."""
+def _type_problems(g: Graph, skip: Collection[int]) -> list[CompileError]:
+    """Float and int16 activations, with a message that says what to do instead (one per op)."""
+    out = []
     for op in g.ops:
-        if op.kind in _FLOAT_BOUNDARY:
+        if op.kind in _FLOAT_BOUNDARY or op.index in skip:
             continue
         for tid in [*op.inputs, *op.outputs]:
             if tid < 0:
@@ -65,16 +98,23 @@ def _check_types(g: Graph) -> None:
             if t.is_const:
                 continue
             if t.dtype == "float32":
-                raise CompileError(
-                    f"float32 activations (tensor {tid}): only INT8-quantized models are supported;"
-                    " convert with full-integer post-training quantization",
-                    op_index=op.index,
-                    op_kind=op.kind,
+                out.append(
+                    CompileError(
+                        f"float32 activations (tensor {tid}): only INT8-quantized models are"
+                        " supported; convert with full-integer post-training quantization",
+                        op_index=op.index,
+                        op_kind=op.kind,
+                    )
                 )
+                break
             if t.dtype == "int16":
-                raise CompileError(
-                    f"int16 activations (tensor {tid}, 16x8 quantization) are not supported;"
-                    " quantize activations to int8",
-                    op_index=op.index,
-                    op_kind=op.kind,
+                out.append(
+                    CompileError(
+                        f"int16 activations (tensor {tid}, 16x8 quantization) are not supported;"
+                        " quantize activations to int8",
+                        op_index=op.index,
+                        op_kind=op.kind,
+                    )
                 )
+                break
+    return out

@@ -142,15 +142,19 @@ def unit_of(op: Op) -> Operator:
 def decode(g: Graph) -> None:
     """Give every op its typed attributes: each unit parses its own raw options. Attributes
     already set win (tests and other frontends may set them directly). Idempotent."""
-    load_all()
     for op in g.ops:
-        if op.options is None:
-            continue
-        unit = OPS.get(op.kind)
-        if unit is not None:
-            try:
-                parsed = unit.attrs(op.kind, op.options)
-            except (ValueError, TypeError, KeyError) as e:
-                raise fail(op, str(e)) from None
-            op.attrs = {**parsed, **op.attrs}
-        op.options = None
+        decode_op(op)
+
+
+def decode_op(op: Op) -> None:
+    """``decode`` for one op (a CompileError naming the op when its options are refused)."""
+    if op.options is None:
+        return
+    unit = load_all().get(op.kind)
+    if unit is not None:
+        try:
+            parsed = unit.attrs(op.kind, op.options)
+        except (ValueError, TypeError, KeyError) as e:
+            raise fail(op, str(e)) from None
+        op.attrs = {**parsed, **op.attrs}
+    op.options = None

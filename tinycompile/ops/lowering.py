@@ -2,7 +2,8 @@
 const data, following the planner's choices.
 
 ``prepare_graph`` (on a validated graph) decodes options, folds constant aliases and prepares
-every live op (the first op that cannot be handled raises a CompileError naming it). ``lower``
+every live op (the first op that cannot be handled raises a CompileError naming it);
+``check_graph`` lists every problem of a graph instead of stopping at the first. ``lower``
 runs the units' lowerings with the planner's ``Choice`` per op. Tensor pointers in the
 statements are symbolic (``TC_T<id>`` macros for activations, array symbols for constants): the
 code generator defines the macros from the plan's offsets, so the flash figures the plan reports
@@ -16,8 +17,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import CompileError
-from ..ir import CTYPES, Graph, Op
-from .base import DEFAULT_CHOICE, OPS, Choice, Operator, Prepared, decode, fail, load_all, unit_of
+from ..ir import CTYPES, Graph, Op, problems
+from .base import (
+    DEFAULT_CHOICE,
+    OPS,
+    Choice,
+    Operator,
+    Prepared,
+    decode,
+    decode_op,
+    fail,
+    load_all,
+    unit_of,
+)
 
 CTYPE_NP = {
     "int8_t": np.int8,
@@ -140,7 +152,9 @@ def fold_constants(g: Graph) -> None:
     load_all()
     for op in g.ops:
         unit = OPS.get(op.kind)
-        if unit is not None and unit.alias and op.inputs and g.t(op.inputs[0]).is_const:
+        if unit is None or not unit.alias or not op.inputs or op.inputs[0] < 0:
+            continue  # (an absent first input is refused elsewhere: ir.problems)
+        if g.t(op.inputs[0]).is_const:
             src = g.t(op.inputs[0])
             for tid in op.outputs:
                 dst = g.t(tid)
@@ -173,6 +187,52 @@ def prepare_graph(g: Graph) -> list[PreparedOp]:
         except (CompileError, *_BAD_VALUES) as e:
             raise _named(op, e) from None
     return out
+
+
+def check_graph(g: Graph) -> list[CompileError]:
+    """Every problem of a graph at once: unsupported operators, structure and types
+    (``ir.problems``, which skips the unsupported ops), then each remaining op's options and
+    configuration (its unit's ``attrs`` and ``prepare``); op problems in op order, between the
+    graph-level ones ``ir.problems`` puts first and last. Empty when the graph can be planned.
+    Decodes options like ``prepare_graph``."""
+    units = load_all()
+    unsupported = [op for op in g.ops if op.kind not in units]
+    bad = {op.index for op in unsupported}
+    structural = problems(g, bad)
+    by_op = [fail(op, f"operator {op.kind} is not supported") for op in unsupported]
+    by_op += [e for e in structural if e.op_index is not None]
+    n_head = 0  # graph-level problems ir.problems lists before any op's
+    while n_head < len(structural) and structural[n_head].op_index is None:
+        n_head += 1
+    head = structural[:n_head]
+    tail = [e for e in structural[n_head:] if e.op_index is None]
+    if not head and not tail:
+        bad |= {e.op_index for e in structural if e.op_index is not None}
+        by_op += _op_problems(g, bad)
+    # with graph-level problems, preparing ops would only add noise
+    return head + sorted(by_op, key=lambda e: e.op_index or 0) + tail
+
+
+def _op_problems(g: Graph, bad: set[int]) -> list[CompileError]:
+    """What each op's unit refuses (options, then configuration), skipping the ops in ``bad``."""
+    units = load_all()
+    found = []
+    for op in g.ops:
+        if op.index not in bad:
+            try:
+                decode_op(op)
+            except CompileError as e:
+                found.append(e)
+                bad.add(op.index)
+    fold_constants(g)
+    for op in g.ops:
+        if op.index in bad or all(g.t(t).is_const for t in op.outputs):
+            continue
+        try:
+            units[op.kind].prepare(op, g)
+        except (CompileError, *_BAD_VALUES) as e:
+            found.append(_named(op, e))
+    return found
 
 
 def lower(

@@ -6,15 +6,17 @@ from __future__ import annotations
 from .board import BoardBuild, build_board, run_board
 from .compare import CompareReport, compare_plan, diff
 from .host import run_host
-from .inputs import make_inputs
+from .inputs import UserInputs, make_inputs, user_inputs
 from .ioformat import NP_DTYPES, RunResult, pack_inputs, unpack_outputs
 from .profile import profile_of, profile_table
+from .reference import require_reference
 
 __all__ = [
     "NP_DTYPES",
     "BoardBuild",
     "CompareReport",
     "RunResult",
+    "UserInputs",
     "build_board",
     "compare_plan",
     "diff",
@@ -22,7 +24,9 @@ __all__ = [
     "pack_inputs",
     "profile_of",
     "profile_table",
+    "require_reference",
     "run_board",
     "run_host",
     "unpack_outputs",
+    "user_inputs",
 ]

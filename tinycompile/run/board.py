@@ -14,6 +14,7 @@ from ..errors import DoesNotFit
 from ..fit import check_fit, peak_description, raise_if_too_big
 from ..outdir import generate
 from ..planner import Plan
+from ..report import build_report, write_json
 from .emulator import run_emulator
 from .inputs import make_inputs
 from .ioformat import RunResult, pack_inputs, unpack_outputs
@@ -59,9 +60,11 @@ def build_board(
     profile: bool = True,
     test_inputs: list[np.ndarray] | None = None,
 ) -> BoardBuild:
-    """Generate the project and cross-compile it for ``board`` (or its emulator variant)."""
-    # Refuse before compiling when the plan alone exceeds the board, naming the peak layers.
-    raise_if_too_big(check_fit(p, board), source=p.graph.source or None)
+    """Generate the project and cross-compile it for ``board`` (or its emulator variant); the
+    linked size decides whether it fits. Writes report.json beside the firmware."""
+    # Refuse before compiling only when the plan alone certainly exceeds the board.
+    verdict = check_fit(p, board)
+    raise_if_too_big(verdict, source=p.graph.source or None)
     project = generate(p, out_dir)
     if test_inputs is None and not emulator:
         test_inputs = [x[0] for x in make_inputs(p.graph, 1, 0)]
@@ -75,10 +78,20 @@ def build_board(
             test_inputs=None if emulator else test_inputs,
         )
     except DoesNotFit as e:
-        raise DoesNotFit(
-            f"{e.reason}; peak SRAM set by {peak_description(p)}", source=p.graph.source or None
-        ) from None
+        raise _with_peak(e, p) from None
+    variant = "emulator" if emulator else "board"
+    report = build_report(p, verdict.board.name, variant, fw.size.as_dict(), verdict.as_dict())
+    write_json(project / "report.json", report)
     return BoardBuild(fw, project)
+
+
+def _with_peak(e: DoesNotFit, p: Plan) -> DoesNotFit:
+    """The linker's verdict, naming the layers that set the SRAM peak."""
+    err = DoesNotFit(
+        f"{e.reason}; peak SRAM set by {peak_description(p)}", source=p.graph.source or None
+    )
+    err.report = getattr(e, "report", None)  # type: ignore[attr-defined]
+    return err
 
 
 def run_board(
@@ -92,7 +105,12 @@ def run_board(
 ) -> RunResult:
     """Build the emulator variant for ``board`` and run it in QEMU (with per-layer ticks)."""
     raise_if_too_big(check_fit(p, board), source=p.graph.source or None)
-    fw = build_firmware(project, board, variant="emulator", debug_layers=debug_layers, profile=True)
+    try:
+        fw = build_firmware(
+            project, board, variant="emulator", debug_layers=debug_layers, profile=True
+        )
+    except DoesNotFit as e:
+        raise _with_peak(e, p) from None
     with tempfile.TemporaryDirectory(prefix="tc_emu_") as wd:
         Path(wd, "tc_in.bin").write_bytes(pack_inputs(p.graph, inputs))
         er = run_emulator(fw, wd, timeout_s=timeout_s)

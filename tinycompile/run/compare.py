@@ -15,7 +15,7 @@ from .host import run_host
 from .inputs import make_inputs
 from .ioformat import RunResult
 from .profile import profile_of
-from .reference import run_tflm
+from .reference import require_reference, run_tflm
 
 
 @dataclass
@@ -76,6 +76,7 @@ def compare_plan(
     workdir: str | Path | None = None,
 ) -> CompareReport:
     """Generate ``model`` (planned: ``p``) for ``board``, run it, compare bit for bit with TFLM."""
+    require_reference()  # before a build that could not be compared
     g = p.graph
     xs = inputs if inputs is not None else make_inputs(g, n, seed)
     steps = [p.lowering.ops[i].op for i in p.order]

@@ -1,11 +1,21 @@
-"""Random model inputs for runs and comparisons."""
+"""Model inputs for runs and comparisons: random ones, and checking what a user gives."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import CompileError
-from ..ir import Graph
+from ..ir import Graph, Tensor
+
+
+@dataclass
+class UserInputs:
+    """Inputs ready to run (batch on axis 0, the inputs' own types) and what was converted."""
+
+    arrays: list[np.ndarray]
+    notes: list[str] = field(default_factory=list)
 
 
 def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
@@ -30,3 +40,89 @@ def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
         else:
             raise CompileError(f"cannot make random inputs of type {t.dtype}")
     return xs
+
+
+def _sample_shape(t: Tensor) -> tuple[int, ...]:
+    return tuple(t.shape[1:]) if t.shape else ()
+
+
+def _quantize(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
+    """float -> int8 as TFLite's QUANTIZE does: round half away from zero, add, clamp."""
+    v = x.astype(np.float64) / scale
+    q = np.sign(v) * np.floor(np.abs(v) + 0.5) + zero_point
+    return np.clip(q, -128, 127).astype(np.int8)
+
+
+def user_inputs(g: Graph, arrays: dict[str, np.ndarray] | list[np.ndarray]) -> UserInputs:
+    """Check and convert inputs a user gave for graph ``g`` (one array per graph input, by
+    position or by input name) into batches the runs accept (batch on axis 0).
+
+    A single unbatched sample gets a batch axis; float data for an int8 input is quantized with
+    the input's scale and zero point (said in ``notes``); integer data must fit the input's type.
+    Anything else is a one-line CompileError naming the input and what it wants."""
+    names = [g.t(tid).name for tid in g.inputs]
+    if isinstance(arrays, dict):
+        keys = list(arrays)
+        if set(keys) == set(names) and len(keys) == len(names):
+            ordered = [arrays[n] for n in names]
+        elif set(keys) & set(names):
+            missing = [n for n in names if n not in arrays]
+            unknown = [k for k in keys if k not in names]
+            raise CompileError(
+                f"inputs by name: missing {missing}, unknown {unknown} (model inputs: {names})"
+            )
+        else:
+            ordered = list(arrays.values())  # positional (np.savez without names)
+    else:
+        ordered = list(arrays)
+    if len(ordered) != len(g.inputs):
+        raise CompileError(
+            f"model has {len(g.inputs)} input(s) {names}, {len(ordered)} array(s) given"
+        )
+    xs: list[np.ndarray] = []
+    notes: list[str] = []
+    for tid, x in zip(g.inputs, ordered, strict=True):
+        t = g.t(tid)
+        x = np.asarray(x)
+        sample = _sample_shape(t)
+        if x.shape == sample:
+            x = x.reshape((1, *sample))
+        elif x.ndim != len(sample) + 1 or tuple(x.shape[1:]) != sample:
+            raise CompileError(
+                f"input '{t.name}' wants shape {list(sample)} (one sample) or"
+                f" {['N', *sample]} (a batch), got {list(x.shape)}"
+            )
+        if x.shape[0] == 0:
+            raise CompileError(f"input '{t.name}' has no samples (batch of 0)")
+        xs.append(_convert(t, x, notes))
+    if len({x.shape[0] for x in xs}) > 1:
+        raise CompileError(f"inputs have different batch sizes {[x.shape[0] for x in xs]}")
+    return UserInputs(xs, notes)
+
+
+def _convert(t: Tensor, x: np.ndarray, notes: list[str]) -> np.ndarray:
+    if x.dtype.kind == "f" and not np.all(np.isfinite(x)):
+        raise CompileError(f"input '{t.name}' contains NaN or infinity")
+    if t.dtype == "float32":
+        if x.dtype.kind not in "fiub":
+            raise CompileError(f"input '{t.name}' wants float32 data, got {x.dtype}")
+        return x.astype(np.float32)
+    if t.dtype != "int8":
+        raise CompileError(f"input '{t.name}' has type {t.dtype}, which runs do not support")
+    if x.dtype.kind == "f":
+        if t.quant is None or t.quant.per_channel:
+            raise CompileError(f"input '{t.name}' wants int8 data (no per-tensor quantization)")
+        s, zp = t.quant.s, t.quant.zp
+        notes.append(
+            f"input '{t.name}': {x.dtype} data quantized to int8 with scale {s:.9g}"
+            f" and zero point {zp}"
+        )
+        return _quantize(x, s, zp)
+    if x.dtype.kind in "iu":
+        if x.size and (int(x.min()) < -128 or int(x.max()) > 127):
+            raise CompileError(
+                f"input '{t.name}' wants int8 data; {x.dtype} values reach"
+                f" [{int(x.min())}, {int(x.max())}] (give float data to have it quantized)"
+            )
+        return x.astype(np.int8)
+    raise CompileError(f"input '{t.name}' wants int8 (or float) data, got {x.dtype}")

@@ -11,6 +11,21 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import CompileError
+
+INSTALL_HINT = "pip install 'tinycompile[reference]'"
+
+
+def require_reference() -> None:
+    """Raise a one-line CompileError naming the extra to install when TFLM is missing."""
+    try:
+        from tflite_micro.python.tflite_micro import runtime  # noqa: F401
+    except ImportError as e:
+        raise CompileError(
+            f"comparing with TFLM needs the 'reference' extra ({e.name or 'tflite_micro'}"
+            f" is missing): {INSTALL_HINT}"
+        ) from None
+
 
 @dataclass
 class ReferenceResult:
@@ -31,6 +46,7 @@ def run_tflm(
 
     With ``tensor_ids``, also return those intermediate tensors for every sample.
     """
+    require_reference()
     from tflite_micro.python.tflite_micro import runtime
 
     cfg = runtime.InterpreterConfig.kPreserveAllTensors if tensor_ids else None
