@@ -178,6 +178,9 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .procs import handle_signals  # SIGINT/SIGTERM: stop children, clean up, 130/143
+
+    handle_signals()
     a = _parser().parse_args(argv)
     try:
         return {"plan": cmd_plan, "build": cmd_build, "run": cmd_run, "boards": cmd_boards}[a.cmd](

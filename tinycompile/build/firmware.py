@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import procs
 from ..boards import Board, get_board
 from ..errors import CompileError, DoesNotFit
 from .board_files import render_linker, write_board_files, write_testvec
@@ -72,8 +73,15 @@ def _compile_all(
             [tools["gcc"], *recipe.cflags, "-c", src, "-o", obj], project, f"compiling {src}"
         )
 
-    with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
+    try:
         results = list(pool.map(one, zip(recipe.sources, objs, strict=True)))
+    except BaseException:  # interrupted: start no more compiles, stop the running ones
+        pool.shutdown(wait=False, cancel_futures=True)
+        procs.stop_all()
+        raise
+    finally:
+        pool.shutdown(wait=True)
     warnings = []
     for src, proc in zip(recipe.sources, results, strict=True):
         if proc.returncode:
