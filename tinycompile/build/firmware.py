@@ -16,11 +16,14 @@ Two variants:
   and SRAM budgets are enforced at link time by ASSERTs; the emulator-only I/O (newlib stdio, the
   semihosting library and their heap) sits beyond them and is reported apart.
 All commands run in DIR with relative paths, so outputs carry no absolute path and two builds of
-the same inputs are byte-identical.
+the same inputs are byte-identical, and DIR can be built in a temporary folder and moved into
+place afterwards (`FirmwareBuild.moved`). Compilers are tracked children (tinycompile/procs.py):
+an exception or interruption stops them, the parallel ones too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -58,6 +61,16 @@ class FirmwareBuild:
     debug_layers: bool
     profile: bool
     warnings: tuple[str, ...] = ()
+
+    def moved(self, project_dir: Path) -> FirmwareBuild:
+        """The same build after its project folder was moved to `project_dir` (paths rebased)."""
+        new = Path(project_dir).resolve()
+
+        def at(p: Path | None) -> Path | None:
+            return None if p is None else new / p.relative_to(self.project_dir)
+
+        paths = ("project_dir", "build_dir", "elf", "bin", "hex", "uf2", "map")
+        return dataclasses.replace(self, **{k: at(getattr(self, k)) for k in paths})
 
 
 def _compile_all(

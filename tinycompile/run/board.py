@@ -12,9 +12,10 @@ import numpy as np
 from ..build import FirmwareBuild, build_firmware
 from ..errors import DoesNotFit
 from ..fit import check_fit, peak_description, raise_if_too_big
-from ..outdir import generate
+from ..outdir import staged
 from ..planner import Plan
 from .emulator import run_emulator
+from .host import sample_bytes
 from .inputs import make_inputs
 from .ioformat import RunResult, pack_inputs, unpack_outputs
 
@@ -62,23 +63,25 @@ def build_board(
     """Generate the project and cross-compile it for ``board`` (or its emulator variant)."""
     # Refuse before compiling when the plan alone exceeds the board, naming the peak layers.
     raise_if_too_big(check_fit(p, board), source=p.graph.source or None)
-    project = generate(p, out_dir)
     if test_inputs is None and not emulator:
         test_inputs = [x[0] for x in make_inputs(p.graph, 1, 0)]
-    try:
-        fw = build_firmware(
-            project,
-            board,
-            variant="emulator" if emulator else "board",
-            debug_layers=debug_layers,
-            profile=profile,
-            test_inputs=None if emulator else test_inputs,
-        )
-    except DoesNotFit as e:
-        raise DoesNotFit(
-            f"{e.reason}; peak SRAM set by {peak_description(p)}", source=p.graph.source or None
-        ) from None
-    return BoardBuild(fw, project)
+    # Generated and compiled in a temporary folder, moved into place once complete.
+    with staged(p, out_dir) as stage:
+        try:
+            fw = build_firmware(
+                stage.path,
+                board,
+                variant="emulator" if emulator else "board",
+                debug_layers=debug_layers,
+                profile=profile,
+                test_inputs=None if emulator else test_inputs,
+            )
+        except DoesNotFit as e:
+            raise DoesNotFit(
+                f"{e.reason}; peak SRAM set by {peak_description(p)}",
+                source=p.graph.source or None,
+            ) from None
+    return BoardBuild(fw.moved(stage.out), stage.out)
 
 
 def run_board(
@@ -93,9 +96,10 @@ def run_board(
     """Build the emulator variant for ``board`` and run it in QEMU (with per-layer ticks)."""
     raise_if_too_big(check_fit(p, board), source=p.graph.source or None)
     fw = build_firmware(project, board, variant="emulator", debug_layers=debug_layers, profile=True)
+    per = sample_bytes(p, debug_layers=debug_layers, profile=True)  # for the progress line
     with tempfile.TemporaryDirectory(prefix="tc_emu_") as wd:
         Path(wd, "tc_in.bin").write_bytes(pack_inputs(p.graph, inputs))
-        er = run_emulator(fw, wd, timeout_s=timeout_s)
+        er = run_emulator(fw, wd, timeout_s=timeout_s, sample_bytes=per)
     res = unpack_outputs(p, er.output, inputs[0].shape[0], debug_layers=debug_layers, profile=True)
     res.emulator = er
     res.firmware = fw
