@@ -1,6 +1,6 @@
 """The package-level import graph of tinycompile/ flows one way, along the pipeline:
 
-    errors, paths -> ir, quant -> frontend -> ops -> planner -> boards -> fit, report
+    errors, paths, procs -> ir, quant -> frontend -> ops -> planner -> boards -> fit, report
         -> codegen -> outdir -> build -> run -> api -> cli
 
 (read "a -> b" as "b may import a"). Every import counts, including those inside functions;
@@ -17,7 +17,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "tinycompile"
 STAGES: list[set[str]] = [
-    {"__init__", "errors", "paths"},
+    {"__init__", "errors", "paths", "procs"},
     {"ir", "quant"},
     {"frontend"},
     {"ops"},

@@ -378,6 +378,9 @@ def _stdout_to_devnull() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .procs import handle_signals  # SIGINT/SIGTERM: stop children, clean up, 130/143
+
+    handle_signals()
     args = sys.argv[1:] if argv is None else list(argv)
     as_json = "--json" in args
     try:

@@ -1,16 +1,61 @@
-"""Output folders: a generated project is written to a temporary sibling folder and moved into
-place, and only an earlier generated project or an empty folder is ever replaced."""
+"""Output folders: a generated project is written (and, with `staged`, built) in a temporary
+sibling folder and moved into place, and only an earlier generated project or an empty folder
+is ever replaced."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+from . import procs
 from .codegen import write_project
 from .errors import CompileError
 from .planner import Plan
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A project being built in `path`, a temporary sibling of its destination `out`."""
+
+    path: Path
+    out: Path
+
+
+@contextmanager
+def staged(p: Plan, out_dir: str | Path) -> Iterator[Stage]:
+    """Generate the C project for ``p`` into a temporary sibling of ``out_dir`` and yield it.
+
+    The block may build in it (a firmware build); when the block ends normally the folder is
+    moved into place (`replace_dir`). On any exception, an interruption included, it is removed
+    and ``out_dir`` is left as it was: never a half project. Only an earlier generated project or
+    an empty folder is ever replaced: a file, a folder of other files, or the current folder (or
+    one of its parents) is refused.
+    """
+    out = Path(out_dir).resolve()
+    _check_output(out)
+    tmp: Path | None = None
+    try:
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+            write_project(p, tmp)
+        except OSError as e:
+            raise CompileError(f"cannot write output folder {out}: {e.strerror or e}") from None
+        yield Stage(tmp, out)
+        try:
+            with procs.deferred():  # an interruption waits for the swap to finish
+                replace_dir(tmp, out)
+        except OSError as e:
+            raise CompileError(f"cannot write output folder {out}: {e.strerror or e}") from None
+    except BaseException:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def generate(p: Plan, out_dir: str | Path) -> Path:
@@ -18,25 +63,11 @@ def generate(p: Plan, out_dir: str | Path) -> Path:
 
     The project is written to a temporary sibling folder and moved into place at the end, so an
     interrupted or failed generation never leaves a folder that looks like a valid one, and an
-    earlier project in ``out_dir`` stays as it was. Only an earlier generated project or an empty
-    folder is ever replaced: a file, a folder of other files, or the current folder (or one of
-    its parents) is refused.
+    earlier project in ``out_dir`` stays as it was (see `staged` for what may be replaced).
     """
-    out = Path(out_dir).resolve()
-    _check_output(out)
-    tmp: Path | None = None
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
-        write_project(p, tmp)
-        replace_dir(tmp, out)
-    except BaseException as e:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
-        if isinstance(e, OSError):
-            raise CompileError(f"cannot write output folder {out}: {e.strerror or e}") from None
-        raise
-    return out
+    with staged(p, out_dir) as stage:
+        pass
+    return stage.out
 
 
 def _check_output(out: Path) -> None:

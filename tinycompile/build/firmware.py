@@ -16,11 +16,14 @@ Two variants:
   and SRAM budgets are enforced at link time by ASSERTs; the emulator-only I/O (newlib stdio, the
   semihosting library and their heap) sits beyond them and is reported apart.
 All commands run in DIR with relative paths, so outputs carry no absolute path and two builds of
-the same inputs are byte-identical.
+the same inputs are byte-identical, and DIR can be built in a temporary folder and moved into
+place afterwards (`FirmwareBuild.moved`). Compilers are tracked children (tinycompile/procs.py):
+an exception or interruption stops them, the parallel ones too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import procs
 from ..boards import Board, get_board
 from ..errors import CompileError, DoesNotFit
 from .board_files import render_linker, write_board_files, write_testvec
@@ -58,6 +62,16 @@ class FirmwareBuild:
     profile: bool
     warnings: tuple[str, ...] = ()
 
+    def moved(self, project_dir: Path) -> FirmwareBuild:
+        """The same build after its project folder was moved to `project_dir` (paths rebased)."""
+        new = Path(project_dir).resolve()
+
+        def at(p: Path | None) -> Path | None:
+            return None if p is None else new / p.relative_to(self.project_dir)
+
+        paths = ("project_dir", "build_dir", "elf", "bin", "hex", "uf2", "map")
+        return dataclasses.replace(self, **{k: at(getattr(self, k)) for k in paths})
+
 
 def _compile_all(
     tools: dict[str, str], project: Path, recipe: BuildRecipe, obj_root: str
@@ -72,8 +86,15 @@ def _compile_all(
             [tools["gcc"], *recipe.cflags, "-c", src, "-o", obj], project, f"compiling {src}"
         )
 
-    with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
+    try:
         results = list(pool.map(one, zip(recipe.sources, objs, strict=True)))
+    except BaseException:  # interrupted: start no more compiles, stop the running ones
+        pool.shutdown(wait=False, cancel_futures=True)
+        procs.stop_all()
+        raise
+    finally:
+        pool.shutdown(wait=True)
     warnings = []
     for src, proc in zip(recipe.sources, results, strict=True):
         if proc.returncode:

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from .. import procs
 from ..errors import ToolchainError
 
 HOST_CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
@@ -41,6 +42,7 @@ def build_host(
     defs = (["-DTC_DEBUG_LAYERS"] if debug_layers else []) + (["-DTC_PROFILE"] if profile else [])
     exe = project / "build" / name
     exe.parent.mkdir(parents=True, exist_ok=True)
+    tmp = exe.with_name(f".{name}.tmp")  # renamed when complete: never a half-written exe
     cmd = [
         host_cc(),
         *HOST_CFLAGS,
@@ -52,9 +54,15 @@ def build_host(
         str(project / "runtime" / "include"),
         *map(str, srcs),
         "-o",
-        str(exe),
+        str(tmp),
     ]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        raise ToolchainError(f"host compile failed:\n{r.stderr.strip()[:4000]}")
+    try:
+        r = procs.run(cmd, text=True, timeout_s=600)
+        if r.returncode != 0:
+            raise ToolchainError(f"host compile failed:\n{r.stderr.strip()[:4000]}")
+        os.replace(tmp, exe)
+    except subprocess.TimeoutExpired:
+        raise ToolchainError("host compile timed out after 600 s") from None
+    finally:
+        tmp.unlink(missing_ok=True)
     return exe

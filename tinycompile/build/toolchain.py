@@ -9,6 +9,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import procs
 from ..errors import ToolchainError
 
 INSTALL_HINT = (
@@ -30,9 +31,10 @@ def find_toolchain() -> dict[str, str]:
 
 
 def run_tool(cmd: Sequence[str], cwd: Path, what: str) -> subprocess.CompletedProcess[str]:
-    """Run a tool in `cwd`, capturing its text output; ToolchainError if it cannot start."""
+    """Run a tool in `cwd` (a tracked child, see procs), capturing its text output;
+    ToolchainError if it cannot start."""
     try:
-        return subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True, check=False)
+        return procs.run(cmd, cwd=cwd, text=True)
     except FileNotFoundError:
         raise ToolchainError(f"{cmd[0]} not found: {INSTALL_HINT}") from None
     except OSError as e:

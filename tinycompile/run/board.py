@@ -12,10 +12,11 @@ import numpy as np
 from ..build import FirmwareBuild, build_firmware
 from ..errors import DoesNotFit
 from ..fit import check_fit, peak_description, raise_if_too_big
-from ..outdir import generate
+from ..outdir import staged
 from ..planner import Plan
 from ..report import build_report, write_json
 from .emulator import run_emulator
+from .host import sample_bytes
 from .inputs import make_inputs
 from .ioformat import RunResult, pack_inputs, unpack_outputs
 
@@ -60,29 +61,30 @@ def build_board(
     profile: bool = True,
     test_inputs: list[np.ndarray] | None = None,
 ) -> BoardBuild:
-    """Generate the project and cross-compile it for ``board`` (or its emulator variant); the
-    linked size decides whether it fits. Writes report.json beside the firmware."""
+    """Generate the project and cross-compile it for ``board`` (or its emulator variant) in a
+    temporary folder, moved into place once complete; the linked size decides whether it fits.
+    Writes report.json beside the firmware."""
     # Refuse before compiling only when the plan alone certainly exceeds the board.
     verdict = check_fit(p, board)
     raise_if_too_big(verdict, source=p.graph.source or None)
-    project = generate(p, out_dir)
     if test_inputs is None and not emulator:
         test_inputs = [x[0] for x in make_inputs(p.graph, 1, 0)]
-    try:
-        fw = build_firmware(
-            project,
-            board,
-            variant="emulator" if emulator else "board",
-            debug_layers=debug_layers,
-            profile=profile,
-            test_inputs=None if emulator else test_inputs,
-        )
-    except DoesNotFit as e:
-        raise _with_peak(e, p) from None
     variant = "emulator" if emulator else "board"
-    report = build_report(p, verdict.board.name, variant, fw.size.as_dict(), verdict.as_dict())
-    write_json(project / "report.json", report)
-    return BoardBuild(fw, project)
+    with staged(p, out_dir) as stage:
+        try:
+            fw = build_firmware(
+                stage.path,
+                board,
+                variant=variant,
+                debug_layers=debug_layers,
+                profile=profile,
+                test_inputs=None if emulator else test_inputs,
+            )
+        except DoesNotFit as e:
+            raise _with_peak(e, p) from None
+        report = build_report(p, verdict.board.name, variant, fw.size.as_dict(), verdict.as_dict())
+        write_json(stage.path / "report.json", report)
+    return BoardBuild(fw.moved(stage.out), stage.out)
 
 
 def _with_peak(e: DoesNotFit, p: Plan) -> DoesNotFit:
@@ -111,9 +113,10 @@ def run_board(
         )
     except DoesNotFit as e:
         raise _with_peak(e, p) from None
+    per = sample_bytes(p, debug_layers=debug_layers, profile=True)  # for the progress line
     with tempfile.TemporaryDirectory(prefix="tc_emu_") as wd:
         Path(wd, "tc_in.bin").write_bytes(pack_inputs(p.graph, inputs))
-        er = run_emulator(fw, wd, timeout_s=timeout_s)
+        er = run_emulator(fw, wd, timeout_s=timeout_s, sample_bytes=per)
     res = unpack_outputs(p, er.output, inputs[0].shape[0], debug_layers=debug_layers, profile=True)
     res.emulator = er
     res.firmware = fw

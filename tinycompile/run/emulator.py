@@ -9,6 +9,9 @@
   one (``emulator.board_machine``: netduinoplus2 for the STM32F407, the mps2 machines for the
   qemu-m* boards), capturing the console UART text (`parse_board_report` reads it).
 
+QEMU is a tracked child (tinycompile/procs.py): an interruption or exception stops it. Long
+emulator runs show "inputs done/total" on a terminal (from tc_out.bin growing).
+
 Failures are RunError with one clear line: a timeout ('timed out after N s'), a hard fault
 (with the faulting PC and fault status/address registers the firmware printed), or the runner's
 own status (3: a file could not be opened, 4: tc_in.bin too short).
@@ -16,16 +19,16 @@ own status (3: a file could not be opened, 4: tc_in.bin too short).
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import signal
+import struct
 import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import procs
 from ..boards import EMULATOR_MACHINES
 from ..build import FirmwareBuild
 from ..errors import CompileError, RunError, ToolchainError
@@ -93,18 +96,6 @@ def _qemu() -> str:
     return path
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.kill()
-    except ProcessLookupError:
-        pass
-    proc.wait()
-
-
 def _fault_error(text: str) -> RunError | None:
     m = _FAULT.search(text)
     if not m:
@@ -139,10 +130,15 @@ def qemu_command(build: FirmwareBuild, *, board_machine: bool = False) -> list[s
 
 
 def run_emulator(
-    build: FirmwareBuild, workdir: str | Path, *, timeout_s: float = 60.0
+    build: FirmwareBuild,
+    workdir: str | Path,
+    *,
+    timeout_s: float = 60.0,
+    sample_bytes: int | None = None,
 ) -> EmulatorResult:
     """Run an emulator build in QEMU with cwd=`workdir` (holding tc_in.bin); return tc_out.bin.
 
+    `sample_bytes` (tc_out.bin bytes per input) enables the progress line of long runs.
     Raises RunError on timeout (the process is killed), hard fault, or a runner failure.
     """
     if build.variant != "emulator":
@@ -153,23 +149,19 @@ def run_emulator(
     out_path = wd / "tc_out.bin"
     out_path.unlink(missing_ok=True)
     cmd = qemu_command(build)
+    progress = procs.Progress(_sample_count(wd / "tc_in.bin"))
+    poll = procs.file_progress(progress, out_path, sample_bytes) if sample_bytes else None
     start = time.monotonic()
-    proc = subprocess.Popen(
-        cmd,
-        cwd=wd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
     try:
-        out_b, err_b = proc.communicate(timeout=timeout_s)
+        r = procs.run(cmd, cwd=wd, timeout_s=timeout_s, poll=poll)
     except subprocess.TimeoutExpired:
-        _kill(proc)
         raise RunError(
             f"{build.board.name} emulator run timed out after {timeout_s:g} s (firmware hung?)"
         ) from None
+    finally:
+        progress.close()
     elapsed = time.monotonic() - start
+    out_b, err_b = r.stdout, r.stderr
     stdout = out_b.decode("utf-8", "replace")
     stderr = err_b.decode("utf-8", "replace")
     facts: dict[str, int] = {}
@@ -178,7 +170,7 @@ def run_emulator(
         if m:
             for k, v in re.findall(r"([\w-]+)=(\d+)", m.group(2)):
                 facts[f"{m.group(1)}.{k}"] = int(v)
-    rc = proc.returncode
+    rc = r.returncode
     fault = _fault_error(stderr)
     if fault is not None:
         raise fault
@@ -212,6 +204,13 @@ def run_emulator(
         stack_reserve=facts.get("stack.reserve"),
         heap_used=facts.get("heap.used"),
     )
+
+
+def _sample_count(tc_in: Path) -> int:
+    """The sample count tc_in.bin starts with (uint32, little-endian)."""
+    with tc_in.open("rb") as f:
+        head = f.read(4)
+    return struct.unpack("<I", head)[0] if len(head) == 4 else 0
 
 
 @dataclass(frozen=True)
@@ -284,29 +283,23 @@ def run_board_firmware(build: FirmwareBuild, *, timeout_s: float = 30.0) -> Boar
     if build.variant != "board":
         raise CompileError(f"run_board_firmware needs a board build, got {build.variant}")
     cmd = qemu_command(build, board_machine=True)
-    proc = subprocess.Popen(
-        cmd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
     chunks: list[bytes] = []
     done = threading.Event()
+    pipes = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    with procs.spawn(cmd, **pipes) as proc:  # QEMU is stopped when the block ends
 
-    def reader() -> None:
-        assert proc.stdout is not None
-        for line in iter(proc.stdout.readline, b""):
-            chunks.append(line)
-            if line.strip() == b"tc-end" or b"tc-fault" in line:
-                done.set()
-                return
-        done.set()
+        def reader() -> None:
+            assert proc.stdout is not None
+            for line in iter(proc.stdout.readline, b""):
+                chunks.append(line)
+                if line.strip() == b"tc-end" or b"tc-fault" in line:
+                    done.set()
+                    return
+            done.set()
 
-    t = threading.Thread(target=reader, daemon=True)
-    t.start()
-    finished = done.wait(timeout_s)
-    _kill(proc)
+        t = threading.Thread(target=reader, daemon=True)
+        t.start()
+        finished = done.wait(timeout_s)
     t.join(timeout=5)
     text = b"".join(chunks).decode("utf-8", "replace")
     if not finished:

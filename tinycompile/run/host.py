@@ -8,10 +8,21 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import procs
 from ..build import build_host
 from ..errors import RunError
 from ..planner import Plan
 from .ioformat import RunResult, pack_inputs, unpack_outputs
+
+
+def sample_bytes(p: Plan, *, debug_layers: bool, profile: bool) -> int:
+    """Bytes tc_out.bin holds per input sample (outputs, layer dumps, ticks; see unpack_outputs):
+    what run progress is measured in."""
+    g = p.graph
+    n = sum(g.t(t).nbytes for t in g.outputs)
+    if debug_layers:
+        n += sum(g.t(p.lowering.ops[i].op.outputs[0]).nbytes for i in p.order)
+    return n + (4 * (len(p.order) + 1) if profile else 0)
 
 
 def run_host(
@@ -22,20 +33,31 @@ def run_host(
     debug_layers: bool = False,
     timeout_s: float = 120.0,
 ) -> RunResult:
-    """Build the project for the host, run it on ``inputs`` and read back its results."""
+    """Build the project for the host, run it on ``inputs`` and read back its results.
+
+    Long runs show "inputs done/total" on a terminal's stderr (procs.Progress)."""
     exe = build_host(
         project, debug_layers=debug_layers, name="tc_host_debug" if debug_layers else "tc_host"
     )
+    n = inputs[0].shape[0]
     with tempfile.TemporaryDirectory(prefix="tc_run_") as wd:
         Path(wd, "tc_in.bin").write_bytes(pack_inputs(p.graph, inputs))
+        progress = procs.Progress(n)
+        poll = procs.file_progress(
+            progress,
+            Path(wd, "tc_out.bin"),
+            sample_bytes(p, debug_layers=debug_layers, profile=False),
+        )
         try:
-            r = subprocess.run([str(exe)], cwd=wd, capture_output=True, timeout=timeout_s)
+            r = procs.run([str(exe)], cwd=wd, timeout_s=timeout_s, poll=poll)
         except subprocess.TimeoutExpired:
             raise RunError(f"host run timed out after {timeout_s:g} s") from None
+        finally:
+            progress.close()
         if r.returncode != 0:
             raise RunError(
                 f"host run failed with exit code {r.returncode}: "
                 f"{r.stderr.decode(errors='replace')[:500]}"
             )
         data = Path(wd, "tc_out.bin").read_bytes()
-    return unpack_outputs(p, data, inputs[0].shape[0], debug_layers=debug_layers, profile=False)
+    return unpack_outputs(p, data, n, debug_layers=debug_layers, profile=False)
