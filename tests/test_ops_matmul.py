@@ -110,3 +110,67 @@ def test_tconv_rejects_fused_tanh() -> None:
         op.attrs["activation"] = "TANH"
 
     _reject("tconv_same_s2", "TRANSPOSE_CONV", m, "TANH")
+
+
+# ------------------------------------------------------------------------------ BATCH_MATMUL
+
+BMM = {
+    "bmm_act", "bmm_adj_x", "bmm_adj_y", "bmm_adj_xy", "bmm_bcast", "bmm_bcast_rank",
+    "bmm_const_rhs", "bmm_const_rhs_adj",
+}  # fmt: skip
+
+
+def test_bmm_configurations_covered() -> None:
+    """Both adjoints, ranks 2 to 5 with broadcast batch dims, constant and activation rhs (a
+    constant un-adjointed rhs goes to flash transposed)."""
+    seen = set()
+    for name in BMM:
+        assert (OPS_DIR / f"{name}.tflite").exists(), "run python -m tests.modelgen.ops_matmul bmm"
+        g = _graph(name)
+        op = _op(g, "BATCH_MATMUL")
+        a, b = g.t(op.inputs[0]), g.t(op.inputs[1])
+        d = next(p.data for p in prepare_graph(g) if p.op is op)
+        seen |= {
+            f"x{op.attrs['adj_x']:d}y{op.attrs['adj_y']:d}",
+            f"ranks{len(a.shape)}{len(b.shape)}",
+        }
+        seen.add("const" if b.is_const else "act")
+        seen |= {"transposed"} if d.rhs_t is not None else set()
+        if len(set(d.l_off.tolist())) < d.l_off.size or len(set(d.r_off.tolist())) < d.r_off.size:
+            seen.add("broadcast")
+    want = {"x0y0", "x1y0", "x0y1", "x1y1", "ranks42", "ranks55", "const", "act", "transposed",
+            "broadcast"}  # fmt: skip
+    assert want <= seen, want - seen
+
+
+def test_bmm_rejects_bad_broadcast() -> None:
+    def m(g: Graph, op) -> None:
+        a = g.t(op.inputs[0])
+        a.shape = (1, 2, 2, 4, 6)
+
+    _reject("bmm_bcast", "BATCH_MATMUL", m, "do not broadcast")
+
+
+def test_bmm_rejects_depth_mismatch() -> None:
+    def m(g: Graph, op) -> None:
+        op.attrs["adj_y"] = True
+
+    _reject("bmm_act", "BATCH_MATMUL", m, "depths 7 and 3 differ")
+
+
+def test_bmm_rejects_per_channel_rhs() -> None:
+    def m(g: Graph, op) -> None:
+        b = g.t(op.inputs[1])
+        b.quant.scale = np.full(4, b.quant.s)
+        b.quant.zero_point = np.zeros(4, np.int64)
+        b.quant.axis = 2
+
+    _reject("bmm_const_rhs", "BATCH_MATMUL", m, "per channel")
+
+
+def test_bmm_rejects_rank6() -> None:
+    def m(g: Graph, op) -> None:
+        a, o = g.t(op.inputs[0]), g.t(op.outputs[0])
+        a.shape, o.shape = (1, *a.shape), (1, *o.shape)
+
+    _reject("bmm_bcast", "BATCH_MATMUL", m, "2 to 5 supported")

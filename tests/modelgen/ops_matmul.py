@@ -72,6 +72,29 @@ def tconv() -> None:
           post=drop_bias_tconv)  # fmt: skip
 
 
+def bmm() -> None:
+    """BATCH_MATMUL: tf.matmul on activations (rank 3 to 5, broadcast batch dims, adjoints)
+    and on a constant right-hand side."""
+    import tensorflow as tf
+
+    rng = np.random.default_rng(5)
+
+    def mm(adj_a=False, adj_b=False):
+        return lambda a, b: tf.matmul(a, b, adjoint_a=adj_a, adjoint_b=adj_b)
+
+    _emit("bmm_act", [(5, 7), (7, 3)], mm(), 20)
+    _emit("bmm_adj_x", [(7, 5), (7, 3)], mm(adj_a=True), 21)
+    _emit("bmm_adj_y", [(5, 7), (3, 7)], mm(adj_b=True), 22)
+    _emit("bmm_adj_xy", [(2, 6, 3), (2, 4, 6)], mm(True, True), 23)
+    _emit("bmm_bcast", [(2, 1, 4, 6), (1, 3, 6, 5)], mm(), 24)
+    rank2 = lambda a, b: tf.matmul(a, tf.reshape(b, (5, 2)))  # noqa: E731
+    _emit("bmm_bcast_rank", [(3, 4, 5), (5, 2)], rank2, 25)
+    w3 = tf.constant(rng.normal(0, 0.4, (3, 6, 4)).astype(np.float32))
+    _emit("bmm_const_rhs", [(3, 5, 6)], lambda a: tf.matmul(a, w3), 26)
+    w3t = tf.constant(rng.normal(0, 0.4, (3, 4, 6)).astype(np.float32))
+    _emit("bmm_const_rhs_adj", [(3, 5, 6)], lambda a: tf.matmul(a, w3t, adjoint_b=True), 27)
+
+
 def drop_bias_tconv(data: bytes) -> bytes:
     """Turn every TRANSPOSE_CONV's bias (input 3) into the optional-tensor marker -1."""
     from .ops_conv import patch
@@ -96,7 +119,7 @@ def relu_tconv(data: bytes) -> bytes:
     return patch(data, edit)
 
 
-FAMILIES: dict[str, Callable[[], None]] = {"tconv": tconv}
+FAMILIES: dict[str, Callable[[], None]] = {"tconv": tconv, "bmm": bmm}
 
 
 def main() -> None:
