@@ -174,3 +174,63 @@ def test_bmm_rejects_rank6() -> None:
         a.shape, o.shape = (1, *a.shape), (1, *o.shape)
 
     _reject("bmm_bcast", "BATCH_MATMUL", m, "2 to 5 supported")
+
+
+# --------------------------------------------------------------------------- RESIZE_BILINEAR
+
+RESIZE = {
+    "resize_hpc_up", "resize_hpc_down", "resize_hpc_x3", "resize_align_up", "resize_align_down",
+    "resize_align_1", "resize_legacy", "resize_legacy_down",
+}  # fmt: skip
+
+
+def test_resize_configurations_covered() -> None:
+    """half_pixel_centers, align_corners and neither, up and down, negative half-pixel border
+    weights (TFLM's), an output of size 1 under align_corners."""
+    seen = set()
+    for name in RESIZE:
+        assert (OPS_DIR / f"{name}.tflite").exists(), "run python -m tests.modelgen.ops_matmul"
+        g = _graph(name)
+        op = _op(g, "RESIZE_BILINEAR")
+        a = op.attrs
+        seen.add("align" if a["align_corners"] else "half" if a["half_pixel_centers"] else "none")
+        d = next(p.data for p in prepare_graph(g) if p.op is op)
+        if (d.ys[:, 2] < 0).any() or (d.xs[:, 2] < 0).any():
+            seen.add("negative weight")
+        x, o = g.t(op.inputs[0]), g.t(op.outputs[0])
+        seen.add("up" if o.shape[1] > x.shape[1] else "down")
+        if 1 in o.shape[1:3]:
+            seen.add("size1")
+    assert {"align", "half", "none", "negative weight", "up", "down", "size1"} <= seen
+
+
+def test_resize_axis_table() -> None:
+    """TFLM's arithmetic by hand: 4 -> 8 with half-pixel centers (scale 512): output 0 reads
+    coordinate -256 (indices 0, 0, weight -256, C's truncating division), output 7 reads 3328
+    (indices 3, 3, weight 256)."""
+    from tinycompile.ops.resize_bilinear import axis_table
+
+    t = axis_table(4, 8, align=False, half=True)
+    assert t[0].tolist() == [0, 0, -256] and t[7].tolist() == [3, 3, 256]
+    assert axis_table(5, 1, align=True, half=False).tolist() == [[0, 0, 0]]
+
+
+def test_resize_rejects_align_and_half() -> None:
+    def m(g: Graph, op) -> None:
+        op.attrs["half_pixel_centers"] = True
+
+    _reject("resize_align_up", "RESIZE_BILINEAR", m, "cannot both be set")
+
+
+def test_resize_rejects_dynamic_size() -> None:
+    def m(g: Graph, op) -> None:
+        g.t(op.inputs[1]).data = None
+
+    _reject("resize_hpc_up", "RESIZE_BILINEAR", m, "non-constant size")
+
+
+def test_resize_rejects_size_mismatch() -> None:
+    def m(g: Graph, op) -> None:
+        g.t(op.inputs[1]).data = np.array([12, 9], np.int32)
+
+    _reject("resize_hpc_up", "RESIZE_BILINEAR", m, "is not")

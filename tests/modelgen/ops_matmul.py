@@ -95,6 +95,27 @@ def bmm() -> None:
     _emit("bmm_const_rhs_adj", [(3, 5, 6)], lambda a: tf.matmul(a, w3t, adjoint_b=True), 27)
 
 
+def resize() -> None:
+    """RESIZE_BILINEAR: half_pixel_centers (tf.image.resize), align_corners and neither
+    (tf.compat.v1.image.resize_bilinear), up and down, odd sizes, an output of size 1."""
+    import tensorflow as tf
+
+    def v1(size, align):
+        return lambda x: tf.compat.v1.image.resize_bilinear(x, size, align_corners=align)
+
+    def v2(size):
+        return lambda x: tf.image.resize(x, size, method="bilinear")
+
+    _emit("resize_hpc_up", [(5, 4, 3)], v2((11, 9)), 30)
+    _emit("resize_hpc_down", [(9, 10, 2)], v2((4, 7)), 31)
+    _emit("resize_hpc_x3", [(3, 2, 4)], v2((9, 6)), 32)
+    _emit("resize_align_up", [(5, 6, 3)], v1((9, 13), True), 33)
+    _emit("resize_align_down", [(8, 9, 2)], v1((3, 5), True), 34)
+    _emit("resize_align_1", [(5, 4, 2)], v1((1, 7), True), 35)
+    _emit("resize_legacy", [(4, 5, 2)], v1((7, 12), False), 36)
+    _emit("resize_legacy_down", [(7, 9, 3)], v1((5, 4), False), 37)
+
+
 def drop_bias_tconv(data: bytes) -> bytes:
     """Turn every TRANSPOSE_CONV's bias (input 3) into the optional-tensor marker -1."""
     from .ops_conv import patch
@@ -119,7 +140,7 @@ def relu_tconv(data: bytes) -> bytes:
     return patch(data, edit)
 
 
-FAMILIES: dict[str, Callable[[], None]] = {"tconv": tconv, "bmm": bmm}
+FAMILIES: dict[str, Callable[[], None]] = {"tconv": tconv, "bmm": bmm, "resize": resize}
 
 
 def main() -> None:
