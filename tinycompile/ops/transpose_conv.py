@@ -1,0 +1,115 @@
+"""TRANSPOSE_CONV (int8 activations, int8 weights per channel or per tensor, optional int32
+bias), as TFLM's transpose_conv.cc computes it.
+
+Inputs: 0 the output shape (ignored, as TFLM does: the output tensor's shape is used), 1 the
+weights [out_c, k_h, k_w, in_c], 2 the input, 3 the optional bias. Multipliers: per channel,
+``PopulateConvolutionQuantizationParams`` (``conv_common.channel_multipliers``). Padding:
+``ComputePaddingHeightWidth`` run on the *output* size (TFLM's call), i.e. the padding of the
+forward convolution the op transposes. The fused activation clamps the output (TFLM passes the
+op's activation to ``PopulateConvolutionQuantizationParams``).
+
+TFLM accumulates in an int32 scratch buffer the size of the output; the kernel
+(``tc_transpose_conv_s8``, firmware/kernels/tc_transpose_conv.c) gathers the same products per
+output element instead, so it needs no scratch at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..ir import Graph, Op
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .common import activation_range, inp, out, require_int8, window_options
+from .conv_common import MAX_WINDOW, channel_multipliers, out_size, pad_before, weights
+
+
+@dataclass(frozen=True, kw_only=True)
+class TransposeConv(Prepared):
+    geo: tuple[tuple[str, int], ...]  # params fields: dims, strides, padding, offsets, clamp
+    mult: np.ndarray
+    shift: np.ndarray
+    has_bias: bool
+
+
+def _bias(op: Op, g: Graph, out_c: int) -> bool:
+    """Whether the op has a bias (input 3), checked: int32 constant, one value per channel."""
+    if len(op.inputs) < 4 or op.inputs[3] < 0:
+        return False
+    b = inp(op, g, 3)
+    if b.dtype != "int32":
+        raise fail(op, f"{b.dtype} bias is not supported (int32 only)")
+    if not b.is_const:
+        raise fail(op, "bias must be a constant tensor")
+    if b.size != out_c:
+        raise fail(op, f"bias has {b.size} values for {out_c} output channels")
+    return True
+
+
+@register
+class TransposeConvOp(Operator):
+    kinds = ("TRANSPOSE_CONV",)
+
+    def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        return window_options(options, "TransposeConvOptions")
+
+    def prepare(self, op: Op, g: Graph) -> TransposeConv:
+        if len(op.outputs) != 1:
+            raise fail(op, f"expects 1 output, has {len(op.outputs)}")
+        if len(op.inputs) not in (3, 4):
+            raise fail(op, f"expects 3 or 4 inputs, has {len(op.inputs)}")
+        if op.inputs[1] < 0 or op.inputs[2] < 0:
+            raise fail(op, "weights and input are required")
+        require_int8(op, g, [op.inputs[2], op.outputs[0]])
+        x, w, o = inp(op, g, 2), inp(op, g, 1), out(op, g)
+        if len(x.shape) != 4 or len(o.shape) != 4 or len(w.shape) != 4:
+            raise fail(op, "expects rank-4 NHWC input and output and rank-4 weights")
+        oc, kh, kw, kc = w.shape
+        n, h, wd, c = x.shape
+        if kc != c or o.shape[3] != oc or o.shape[0] != n:
+            raise fail(
+                op, f"input {list(x.shape)}, weights {list(w.shape)} and output "
+                f"{list(o.shape)} do not match",
+            )  # fmt: skip
+        if min(kh, kw, h, wd, c, oc) < 1 or min(o.shape) < 1:
+            raise fail(op, "empty input, output or window")
+        weights(op, g, oc)
+        padding = op.attrs.get("padding")
+        if padding not in ("SAME", "VALID"):
+            raise fail(op, f"padding {padding} is not supported")
+        sh, sw = op.attrs.get("stride", (1, 1))
+        if min(sh, sw) < 1 or max(sh, sw, kh, kw) > MAX_WINDOW:
+            raise fail(op, f"stride {sh}x{sw} or window {kh}x{kw} is not supported")
+        _, oh, ow, _ = o.shape
+        # TFLM: ComputePaddingHeightWidth(stride, dilation 1, output size, filter, padding)
+        ph = pad_before(sh, 1, oh, kh, out_size(padding, oh, kh, sh, 1))
+        pw = pad_before(sw, 1, ow, kw, out_size(padding, ow, kw, sw, 1))
+        lo, hi = activation_range(op, o)
+        mults, shifts = channel_multipliers(x.quant.s, w, o.quant.s, oc)
+        fields = dict(
+            batches=n, in_h=h, in_w=wd, in_c=c, out_h=oh, out_w=ow, out_c=oc, k_h=kh, k_w=kw,
+            stride_h=sh, stride_w=sw, pad_h=ph, pad_w=pw, in_offset=-x.quant.zp,
+            out_offset=o.quant.zp, act_min=lo, act_max=hi,
+        )  # fmt: skip
+        return TransposeConv(
+            macs=x.size * kh * kw * oc,
+            geo=tuple(fields.items()),
+            mult=np.array(mults, np.int64),
+            shift=np.array(shifts, np.int64),
+            has_bias=_bias(op, g, oc),
+        )
+
+    def lower(self, op: Op, g: Graph, d: TransposeConv, ctx: LowerCtx, choice: Choice) -> str:
+        fields: dict[str, object] = dict(d.geo)
+        fields.update(
+            weights=ctx.ptr(op.inputs[1]),
+            bias=ctx.ptr(op.inputs[3]) if d.has_bias else "0",
+            mult=ctx.array("mult", "int32_t", d.mult),
+            shift=ctx.array("shift", "int32_t", d.shift),
+        )
+        p = ctx.params("tc_transpose_conv_params_t", fields)
+        x, y = ctx.ptr(op.inputs[2]), ctx.ptr(op.outputs[0], const=False)
+        return f"tc_transpose_conv_s8({p}, {x}, {y});"
