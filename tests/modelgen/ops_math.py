@@ -1,0 +1,62 @@
+"""Generate the SUB, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU, RSQRT, LOG_SOFTMAX,
+L2_NORMALIZATION, ARG_MAX and ARG_MIN test models into tests/models/ops/.
+
+Run from the repository root: ``python -m tests.modelgen.ops_math`` (TensorFlow needed).
+Representative data differs per input (offsets and spreads) so that scales and zero points
+differ between operands.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .common import save, to_int8_tflite
+from .ops_elementwise import OUT, _binary, _fn, rep
+
+
+def sub_models() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    m: dict[str, bytes] = {}
+    m["sub_same"] = to_int8_tflite(
+        _binary((1, 5, 7, 3), (1, 5, 7, 3), lambda x, y: x - y),
+        rep([((5, 7, 3), 0.0, 1.0), ((5, 7, 3), 0.7, 3.0)], seed=30),
+    )
+    m["sub_bcast_c"] = to_int8_tflite(
+        _binary((1, 5, 5, 7), (1, 1, 1, 7), lambda x, y: x - y),
+        rep([((5, 5, 7), -0.3, 2.0), ((1, 1, 7), 1.0, 0.4)], seed=31),
+    )
+    m["sub_first_bcast"] = to_int8_tflite(
+        _binary((1, 1, 1, 5), (1, 3, 3, 5), lambda x, y: x - y),
+        rep([((1, 1, 5), 0.0, 4.0), ((3, 3, 5), 0.5, 0.3)], seed=32),
+    )
+    m["sub_bcast_both_relu6"] = to_int8_tflite(
+        _binary((1, 4, 1, 6), (1, 1, 5, 6), lambda x, y: tf.nn.relu6(x - y)),
+        rep([((4, 1, 6), 2.0, 2.0), ((1, 5, 6), -1.0, 1.5)], seed=33),
+    )
+    cvec = np.linspace(-1.5, 2.0, 9).astype(np.float32)
+    m["sub_const_relu"] = to_int8_tflite(
+        _fn([(1, 3, 9)], lambda x: tf.nn.relu(x - tf.constant(cvec))),
+        rep([((3, 9), 0.0, 1.0)], seed=34),
+    )
+    m["sub_rank5"] = to_int8_tflite(
+        _binary((1, 2, 3, 4, 5), (1, 2, 1, 4, 1), lambda x, y: x - y),
+        rep([((2, 3, 4, 5), 0.0, 1.0), ((2, 1, 4, 1), 0.0, 6.0)], seed=35),
+    )
+    return m
+
+
+def build() -> dict[str, bytes]:
+    models: dict[str, bytes] = {}
+    models.update(sub_models())
+    return models
+
+
+def main() -> None:
+    for name, data in build().items():
+        p = save(name, data, OUT)
+        print(f"{p.name}: {len(data)} bytes")
+
+
+if __name__ == "__main__":
+    main()

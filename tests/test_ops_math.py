@@ -1,0 +1,85 @@
+"""SUB, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU, RSQRT, LOG_SOFTMAX, L2_NORMALIZATION,
+ARG_MAX, ARG_MIN: the models hold what the generator meant, and IR-level refusals.
+
+Models come from ``python -m tests.modelgen.ops_math``; every one is compared with TFLM, layer
+by layer, in test_ops_registry.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tinycompile.errors import CompileError
+from tinycompile.frontend.tflite import read_tflite
+from tinycompile.ir import Graph, Op, Quant, Tensor
+from tinycompile.ops import decode, lower
+
+ROOT = Path(__file__).resolve().parent.parent
+OPS_DIR = ROOT / "tests" / "models" / "ops"
+
+
+def _graph(name: str) -> Graph:
+    path = OPS_DIR / f"{name}.tflite"
+    g = read_tflite(path.read_bytes(), source=str(path))
+    decode(g)
+    return g
+
+
+def _models(prefix: str) -> list[str]:
+    return sorted(p.stem for p in OPS_DIR.glob(f"{prefix}_*.tflite"))
+
+
+def _t(tid: int, shape: tuple[int, ...], dtype: str = "int8", q=(0.05, 3), data=None) -> Tensor:
+    quant = None if q is None else Quant(np.array([q[0]], np.float32), np.array([q[1]], np.int64))
+    return Tensor(tid, f"t{tid}", shape, dtype, quant, data)
+
+
+def _binary_graph(kind: str, sa, sb, so, *, dtype: str = "int8", act: str = "NONE") -> Graph:
+    ts = [_t(0, sa, dtype), _t(1, sb, dtype), _t(2, so, dtype)]
+    op = Op(0, kind, [0, 1], [2], {"activation": act})
+    return Graph("g", ts, [op], [0, 1], [2])
+
+
+# ------------------------------------------------------------------ SUB
+
+
+def test_sub_models_cover_the_paths() -> None:
+    names = _models("sub")
+    assert {"sub_same", "sub_first_bcast", "sub_rank5", "sub_const_relu"} <= set(names)
+    acts = set()
+    for n in names:
+        g = _graph(n)
+        assert [op.kind for op in g.ops] == ["SUB"]
+        acts.add(g.ops[0].attrs["activation"])
+    assert {"NONE", "RELU", "RELU6"} <= acts
+    g = _graph("sub_first_bcast")
+    a, b = (g.t(t) for t in g.ops[0].inputs)
+    assert a.size < b.size
+
+
+@pytest.mark.parametrize(
+    "sa,sb,so,dtype,act,msg",
+    [
+        ((1, 2, 3), (1, 4, 3), (1, 4, 3), "int8", "NONE", "broadcast"),
+        ((1, 2, 3), (1, 2, 3), (1, 2, 3), "int16", "NONE", "int16"),
+        ((1, 2, 3), (1, 2, 3), (1, 2, 3), "int8", "TANH", "TANH"),
+    ],
+)
+def test_sub_refuses(sa, sb, so, dtype: str, act: str, msg: str) -> None:
+    with pytest.raises(CompileError, match=msg):
+        lower(_binary_graph("SUB", sa, sb, so, dtype=dtype, act=act))
+
+
+def test_sub_refuses_out_of_range_rescale() -> None:
+    g = _binary_graph("SUB", (1, 4), (1, 4), (1, 4))
+    g.t(2).quant = Quant(np.array([1e-9], np.float32), np.array([0], np.int64))
+    with pytest.raises(CompileError, match="rescale"):
+        lower(g)
+
+
+def test_sub_lowers_to_its_kernel() -> None:
+    low = lower(_binary_graph("SUB", (1, 2, 3), (3,), (1, 2, 3)))
+    assert low.ops[0].stmt.startswith("tc_sub_s8(")
