@@ -83,3 +83,60 @@ def test_sub_refuses_out_of_range_rescale() -> None:
 def test_sub_lowers_to_its_kernel() -> None:
     low = lower(_binary_graph("SUB", (1, 2, 3), (3,), (1, 2, 3)))
     assert low.ops[0].stmt.startswith("tc_sub_s8(")
+
+
+# ------------------------------------------------ MAXIMUM, MINIMUM, SQUARED_DIFFERENCE
+
+
+def test_minmax_sqdiff_models_present() -> None:
+    for prefix, kind in (
+        ("maximum", "MAXIMUM"),
+        ("minimum", "MINIMUM"),
+        ("sqdiff", "SQUARED_DIFFERENCE"),
+    ):
+        names = _models(prefix)
+        assert len(names) >= 3, f"run python -m tests.modelgen.ops_math ({prefix}_* missing)"
+        for n in names:
+            assert [op.kind for op in _graph(n).ops] == [kind]
+    g = _graph("maximum_const")
+    assert any(g.t(t).is_const for t in g.ops[0].inputs)
+    assert len(_graph("minimum_rank5").t(0).shape) == 5
+
+
+@pytest.mark.parametrize(
+    "kind,fn",
+    [
+        ("MAXIMUM", "tc_maximum_s8("),
+        ("MINIMUM", "tc_minimum_s8("),
+        ("SQUARED_DIFFERENCE", "tc_squared_difference_s8("),
+    ],
+)
+def test_binary_lowers_to_its_kernel(kind: str, fn: str) -> None:
+    low = lower(_binary_graph(kind, (1, 2, 3), (3,), (1, 2, 3)))
+    assert low.ops[0].stmt.startswith(fn)
+    assert low.ops[0].macs == 6
+
+
+@pytest.mark.parametrize(
+    "kind,sa,sb,msg",
+    [
+        ("MAXIMUM", (2, 1, 2, 1, 2, 1), (1, 2, 1, 2, 1, 2), "above rank 5"),
+        ("MINIMUM", (1, 2, 3), (1, 4, 3), "broadcast"),
+        ("SQUARED_DIFFERENCE", (2, 1, 2, 1, 2), (1, 2, 1, 2, 1), "above rank 4"),
+    ],
+)
+def test_binary_refuses(kind: str, sa, sb, msg: str) -> None:
+    so = tuple(np.broadcast_shapes(sa, sb)) if msg != "broadcast" else sb
+    with pytest.raises(CompileError, match=msg):
+        lower(_binary_graph(kind, sa, sb, so))
+
+
+def test_same_shape_rank6_is_not_broadcast() -> None:
+    s = (1, 2, 1, 2, 1, 2)
+    assert lower(_binary_graph("MAXIMUM", s, s, s)).ops[0].macs == 8
+
+
+@pytest.mark.parametrize("kind", ["MAXIMUM", "SQUARED_DIFFERENCE"])
+def test_binary_refuses_int16(kind: str) -> None:
+    with pytest.raises(CompileError, match="int16"):
+        lower(_binary_graph(kind, (1, 3), (1, 3), (1, 3), dtype="int16"))

@@ -46,9 +46,61 @@ def sub_models() -> dict[str, bytes]:
     return m
 
 
+def minmax_models() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    m: dict[str, bytes] = {}
+    m["maximum_same"] = to_int8_tflite(
+        _binary((1, 4, 5, 3), (1, 4, 5, 3), tf.maximum),
+        rep([((4, 5, 3), 0.0, 1.0), ((4, 5, 3), 0.3, 1.2)], seed=40),
+    )
+    m["maximum_bcast_both"] = to_int8_tflite(
+        _binary((1, 3, 1, 7), (1, 1, 4, 7), tf.maximum),
+        rep([((3, 1, 7), 0.0, 1.0), ((1, 4, 7), -0.2, 0.8)], seed=41),
+    )
+    m["maximum_const"] = to_int8_tflite(  # a constant operand (ReLU-like floor)
+        _fn([(1, 2, 11)], lambda x: tf.maximum(x, tf.constant(-0.25))),
+        rep([((2, 11), 0.0, 1.0)], seed=42),
+    )
+    m["minimum_same"] = to_int8_tflite(
+        _binary((1, 5, 3), (1, 5, 3), tf.minimum),
+        rep([((5, 3), 0.2, 1.0), ((5, 3), -0.1, 1.3)], seed=43),
+    )
+    m["minimum_first_bcast"] = to_int8_tflite(
+        _binary((1, 1, 1, 6), (1, 3, 2, 6), tf.minimum),
+        rep([((1, 1, 6), 0.0, 1.5), ((3, 2, 6), 0.0, 1.0)], seed=44),
+    )
+    m["minimum_rank5"] = to_int8_tflite(
+        _binary((1, 2, 3, 1, 5), (1, 2, 1, 4, 1), tf.minimum),
+        rep([((2, 3, 1, 5), 0.0, 1.0), ((2, 1, 4, 1), 0.0, 1.0)], seed=45),
+    )
+    return m
+
+
+def sqdiff_models() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    m: dict[str, bytes] = {}
+    m["sqdiff_same"] = to_int8_tflite(
+        _binary((1, 4, 5, 3), (1, 4, 5, 3), tf.math.squared_difference),
+        rep([((4, 5, 3), 0.0, 1.0), ((4, 5, 3), 0.5, 0.7)], seed=50),
+    )
+    m["sqdiff_bcast_c"] = to_int8_tflite(
+        _binary((1, 3, 3, 7), (1, 1, 1, 7), tf.math.squared_difference),
+        rep([((3, 3, 7), 0.0, 2.0), ((1, 1, 7), 0.4, 0.5)], seed=51),
+    )
+    m["sqdiff_first_bcast"] = to_int8_tflite(
+        _binary((1, 1, 5), (1, 3, 5), tf.math.squared_difference),
+        rep([((1, 5), 0.0, 0.3), ((3, 5), 0.0, 1.0)], seed=52),
+    )
+    return m
+
+
 def build() -> dict[str, bytes]:
     models: dict[str, bytes] = {}
     models.update(sub_models())
+    models.update(minmax_models())
+    models.update(sqdiff_models())
     return models
 
 
