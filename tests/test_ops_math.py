@@ -140,3 +140,34 @@ def test_same_shape_rank6_is_not_broadcast() -> None:
 def test_binary_refuses_int16(kind: str) -> None:
     with pytest.raises(CompileError, match="int16"):
         lower(_binary_graph(kind, (1, 3), (1, 3), (1, 3), dtype="int16"))
+
+
+# ------------------------------------------------------------------ PRELU
+
+
+def test_prelu_models_cover_the_paths() -> None:
+    shapes = {}
+    for n in _models("prelu"):
+        g = _graph(n)
+        assert [op.kind for op in g.ops] == ["PRELU"]
+        x, alpha = (g.t(t) for t in g.ops[0].inputs)
+        assert alpha.is_const
+        shapes[n] = (x.size, alpha.size)
+    assert shapes["prelu_channel"][1] < shapes["prelu_channel"][0]  # broadcast alpha
+    assert shapes["prelu_full"][1] == shapes["prelu_full"][0]
+    g = _graph("prelu_full")
+    assert (g.t(g.ops[0].inputs[1]).data < 0).any()  # some negative slopes
+
+
+def test_prelu_lowers_and_refuses_rank5() -> None:
+    low = lower(_binary_graph("PRELU", (1, 2, 3), (3,), (1, 2, 3)))
+    assert low.ops[0].stmt.startswith("tc_prelu_s8(")
+    with pytest.raises(CompileError, match="rank above 4"):
+        lower(_binary_graph("PRELU", (1, 1, 2, 2, 3), (3,), (1, 1, 2, 2, 3)))
+
+
+def test_prelu_refuses_per_channel_alpha() -> None:
+    g = _binary_graph("PRELU", (1, 2, 3), (3,), (1, 2, 3))
+    g.t(1).quant = Quant(np.array([0.1, 0.2, 0.3], np.float32), np.zeros(3, np.int64))
+    with pytest.raises(CompileError, match="per channel"):
+        lower(g)

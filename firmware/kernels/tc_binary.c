@@ -1,11 +1,12 @@
 /* tinycompile runtime: int8 binary elementwise operators with broadcasting: SUB, MAXIMUM,
- * MINIMUM, SQUARED_DIFFERENCE (see tc_binary.h).
+ * MINIMUM, SQUARED_DIFFERENCE, PRELU (see tc_binary.h).
  *
  * Match TensorFlow Lite Micro's reference kernels: SUB as reference/sub.h's SubElementwise and
  * BroadcastQuantSubSlow (both operands shifted left by 20 bits, rescaled to a common scale,
  * subtracted, requantized, clamped); MAXIMUM/MINIMUM as maximum_minimum.cc (raw values
  * compared); SQUARED_DIFFERENCE as squared_difference.cc (operands shifted left by 7 bits,
- * rescaled, subtracted, squared, requantized). Requantization through tc_requant (tc_qmath.h); the loop
+ * rescaled, subtracted, squared, requantized); PRELU as reference/prelu.h's
+ * BroadcastPrelu4DSlow (two multipliers, by the sign of the offset input). Requantization through tc_requant (tc_qmath.h); the loop
  * nest through tc_bcast_walk (tc_broadcast.h). No fast paths.
  */
 #include "tc_binary.h"
@@ -107,4 +108,30 @@ void tc_squared_difference_s8(const tc_add_params_t *p, const int8_t *in1, const
 {
     tc_bcast_walk(p->size, p->rank, p->dims, p->stride1, p->stride2, in1, in2, out,
                   tc_sqdiff_row, p);
+}
+
+/* ---------------------------------------------------------------------------------- PRELU */
+
+static void tc_prelu_row(const void *vp, int32_t n, const int8_t *x, int32_t sx,
+                         const int8_t *y, int32_t sy, int8_t *out)
+{
+    const tc_prelu_params_t *p = (const tc_prelu_params_t *)vp;
+    int32_t i;
+
+    for (i = 0; i < n; ++i) {
+        const int32_t v = p->in_offset + x[i * sx];
+        int32_t raw;
+        if (v >= 0) {
+            raw = tc_requant(v, p->multiplier1, p->shift1);
+        } else {
+            raw = tc_requant(v * (p->alpha_offset + y[i * sy]), p->multiplier2, p->shift2);
+        }
+        out[i] = (int8_t)tc_clamp(raw + p->out_offset, -128, 127);
+    }
+}
+
+void tc_prelu_s8(const tc_prelu_params_t *p, const int8_t *in, const int8_t *alpha, int8_t *out)
+{
+    tc_bcast_walk(p->size, p->rank, p->dims, p->stride1, p->stride2, in, alpha, out,
+                  tc_prelu_row, p);
 }

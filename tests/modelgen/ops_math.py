@@ -96,11 +96,38 @@ def sqdiff_models() -> dict[str, bytes]:
     return m
 
 
+def _prelu(shape: tuple[int, ...], shared_axes, seed: int, lo: float, hi: float):
+    import tensorflow as tf
+
+    inp = tf.keras.Input(shape, batch_size=1)
+    layer = tf.keras.layers.PReLU(shared_axes=shared_axes)
+    model = tf.keras.Model(inp, layer(inp))
+    alpha = layer.get_weights()[0]
+    rng = np.random.default_rng(seed)
+    layer.set_weights([rng.uniform(lo, hi, alpha.shape).astype(np.float32)])
+    return model
+
+
+def prelu_models() -> dict[str, bytes]:
+    m: dict[str, bytes] = {}
+    m["prelu_channel"] = to_int8_tflite(  # alpha (1, 1, C), broadcast over H, W
+        _prelu((5, 4, 7), [1, 2], 60, 0.05, 0.6), rep([((5, 4, 7), 0.0, 1.0)], seed=60)
+    )
+    m["prelu_full"] = to_int8_tflite(  # alpha of the input's shape, some negative slopes
+        _prelu((3, 5, 4), None, 61, -0.5, 1.5), rep([((3, 5, 4), -0.2, 1.0)], seed=61)
+    )
+    m["prelu_rank2"] = to_int8_tflite(
+        _prelu((9,), None, 62, 0.1, 2.5), rep([((9,), 0.0, 2.0)], seed=62)
+    )
+    return m
+
+
 def build() -> dict[str, bytes]:
     models: dict[str, bytes] = {}
     models.update(sub_models())
     models.update(minmax_models())
     models.update(sqdiff_models())
+    models.update(prelu_models())
     return models
 
 
