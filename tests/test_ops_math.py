@@ -171,3 +171,45 @@ def test_prelu_refuses_per_channel_alpha() -> None:
     g.t(1).quant = Quant(np.array([0.1, 0.2, 0.3], np.float32), np.zeros(3, np.int64))
     with pytest.raises(CompileError, match="per channel"):
         lower(g)
+
+
+# ------------------------------------------------------------------ RSQRT
+
+
+def _tflm_on_all_int8(name: str) -> tuple[Graph, np.ndarray, np.ndarray]:
+    """Run TFLM on every int8 input value of a one-input model: (graph, inputs, outputs)."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    g = _graph(name)
+    t = g.t(g.inputs[0])
+    vals = np.arange(-128, 128, dtype=np.int8)
+    xs, ys = [], []
+    for k in range(0, 256, t.size):
+        x = np.resize(np.roll(vals, -k), t.size).astype(np.int8)
+        it = runtime.Interpreter.from_file(str(OPS_DIR / f"{name}.tflite"))
+        it.set_input(x.reshape(t.shape), 0)
+        it.invoke()
+        xs.append(x)
+        ys.append(it.get_output(0).ravel())
+    return g, np.concatenate(xs), np.concatenate(ys)
+
+
+@pytest.mark.parametrize("name", ["rsqrt_a", "rsqrt_b"])
+def test_rsqrt_table_matches_tflm_on_every_input(name: str) -> None:
+    from tinycompile.ops.rsqrt import rsqrt_lut
+
+    g, x, y = _tflm_on_all_int8(name)
+    i, o = g.t(g.ops[0].inputs[0]), g.t(g.ops[0].outputs[0])
+    assert i.quant.zp == -128  # every input is >= 0 in real terms: TFLM accepts all of them
+    lut = rsqrt_lut(i.quant.s, i.quant.zp, o.quant.s, o.quant.zp)
+    assert np.array_equal(lut[x.view(np.uint8)], y)
+    assert len(np.unique(lut)) > 60  # alive
+
+
+def test_rsqrt_lowers_to_the_lut_kernel() -> None:
+    ts = [_t(0, (1, 5)), _t(1, (1, 5), q=(0.02, -128))]
+    g = Graph("g", ts, [Op(0, "RSQRT", [0], [1], {})], [0], [1])
+    assert lower(g).ops[0].stmt.startswith("tc_lut_s8(")
+    g.t(1).dtype = "int16"
+    with pytest.raises(CompileError, match="int16"):
+        lower(g)

@@ -122,12 +122,30 @@ def prelu_models() -> dict[str, bytes]:
     return m
 
 
+def rsqrt_models() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    def pos(shape, lo, hi, seed):  # strictly positive data
+        def gen():
+            rng = np.random.default_rng(seed)
+            for _ in range(48):
+                yield [rng.uniform(lo, hi, (1, *shape)).astype(np.float32)]
+
+        return gen
+
+    m: dict[str, bytes] = {}
+    m["rsqrt_a"] = to_int8_tflite(_fn([(1, 4, 9)], tf.math.rsqrt), pos((4, 9), 0.05, 4.0, 70))
+    m["rsqrt_b"] = to_int8_tflite(_fn([(1, 23)], tf.math.rsqrt), pos((23,), 0.5, 60.0, 71))
+    return m
+
+
 def build() -> dict[str, bytes]:
     models: dict[str, bytes] = {}
     models.update(sub_models())
     models.update(minmax_models())
     models.update(sqdiff_models())
     models.update(prelu_models())
+    models.update(rsqrt_models())
     return models
 
 
