@@ -213,3 +213,38 @@ def test_rsqrt_lowers_to_the_lut_kernel() -> None:
     g.t(1).dtype = "int16"
     with pytest.raises(CompileError, match="int16"):
         lower(g)
+
+
+# ------------------------------------------------------------------ L2_NORMALIZATION
+
+
+def _unary_graph(kind: str, shape, out_q=(1 / 128, 0), act: str = "NONE") -> Graph:
+    ts = [_t(0, shape), _t(1, shape, q=out_q)]
+    return Graph("g", ts, [Op(0, kind, [0], [1], {"activation": act})], [0], [1])
+
+
+def test_l2norm_models_present() -> None:
+    depths = set()
+    for n in _models("l2norm"):
+        g = _graph(n)
+        assert [op.kind for op in g.ops] == ["L2_NORMALIZATION"]
+        depths.add(g.t(g.inputs[0]).shape[-1])
+    assert {3, 13, 40} <= depths
+
+
+def test_l2norm_lowers_and_refuses() -> None:
+    assert lower(_unary_graph("L2_NORMALIZATION", (1, 7))).ops[0].stmt.startswith("tc_l2norm_s8(")
+    with pytest.raises(CompileError, match="scale 1/128"):
+        lower(_unary_graph("L2_NORMALIZATION", (1, 7), out_q=(0.01, 0)))
+    with pytest.raises(CompileError, match="rank 1 to 4"):
+        lower(_unary_graph("L2_NORMALIZATION", (1, 1, 1, 2, 7)))
+    with pytest.raises(CompileError, match="RELU"):
+        lower(_unary_graph("L2_NORMALIZATION", (1, 7), act="RELU"))
+
+
+def test_inv_sqrt_is_close_to_the_real_thing() -> None:
+    from tinycompile.quant.fixedpoint import inv_sqrt_multiplier_exp
+
+    for x in (2, 3, 17, 1000, 65025, 2**29 + 5, 2**31 - 1):
+        m, s = inv_sqrt_multiplier_exp(x, -1)
+        assert abs(m * 2.0 ** (s - 31) * np.sqrt(x) - 1.0) < 1e-5

@@ -139,6 +139,25 @@ def rsqrt_models() -> dict[str, bytes]:
     return m
 
 
+def l2norm_models() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    m: dict[str, bytes] = {}
+    m["l2norm_c"] = to_int8_tflite(
+        _fn([(1, 3, 4, 13)], lambda x: tf.math.l2_normalize(x, axis=-1)),
+        rep([((3, 4, 13), 0.3, 1.0)], seed=80),
+    )
+    m["l2norm_rank2"] = to_int8_tflite(
+        _fn([(1, 40)], lambda x: tf.math.l2_normalize(x, axis=-1)),
+        rep([((40,), -0.5, 3.0)], seed=81),
+    )
+    m["l2norm_short"] = to_int8_tflite(  # few elements per row: big values, small sums
+        _fn([(1, 6, 3)], lambda x: tf.math.l2_normalize(x, axis=-1)),
+        rep([((6, 3), 0.0, 0.2)], seed=82),
+    )
+    return m
+
+
 def build() -> dict[str, bytes]:
     models: dict[str, bytes] = {}
     models.update(sub_models())
@@ -146,6 +165,7 @@ def build() -> dict[str, bytes]:
     models.update(sqdiff_models())
     models.update(prelu_models())
     models.update(rsqrt_models())
+    models.update(l2norm_models())
     return models
 
 
