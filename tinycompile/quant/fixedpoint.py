@@ -248,3 +248,35 @@ def downscale_multiplier_to_int16(m: int) -> int:
     if m >= INT32_MAX - (1 << 15):
         return INT16_MAX
     return (m + (1 << 15)) >> 16
+
+
+# ------------------------------------------------------------- 1/sqrt (RSQRT, L2_NORMALIZATION)
+
+_HALF_SQRT_2 = 1518500250  # sqrt(2)/2 in Q0.31
+_THREE_HALVES_Q3 = (1 << 28) + (1 << 27)  # 1.5 in Q3.28
+
+
+def inv_sqrt_multiplier_exp(x: int, reverse_shift: int) -> tuple[int, int]:
+    """GetInvSqrtQuantizedMultiplierExp: 1/sqrt(x) as (multiplier, shift) for x >= 0, by five
+    Newton-Raphson steps in Q3.28 from 1.0 (TFLM's kernels/internal/common.h)."""
+    if x <= 1:
+        return INT32_MAX, 0
+    shift = 11
+    while x >= (1 << 29):
+        x //= 4
+        shift += 1
+    clz = 32 - x.bit_length()
+    pairs = (clz - 1) // 2 - 1
+    shift -= pairs
+    x <<= 2 * pairs
+    inp = x >> 1  # Q3.28
+    half_inp = rounding_divide_by_pot(inp, 1)
+    y = one_of(3)
+    for _ in range(5):
+        y3 = rescale(srdhm(srdhm(y, y), y), 9, 3)
+        y = rescale(sub(srdhm(_THREE_HALVES_Q3, y), srdhm(half_inp, y3)), 6, 3)
+    m = srdhm(y, _HALF_SQRT_2)
+    if shift < 0:
+        m = wrap32(m << -shift)
+        shift = 0
+    return m, shift * reverse_shift
