@@ -1,0 +1,74 @@
+"""Generate the data-movement test models (TRANSPOSE, RESIZE_NEAREST_NEIGHBOR, STRIDED_SLICE,
+SLICE, SPLIT, SPLIT_V, PACK, UNPACK, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH) into
+tests/models/ops/.
+
+Run from the repository root: ``python -m tests.modelgen.ops_layout`` (needs TensorFlow). Every
+model goes through the converter with full-integer quantization; odd sizes, every permutation
+kind, negative strides and masks.
+"""
+
+from __future__ import annotations
+
+from .common import MODELS_DIR, save, to_int8_tflite
+from .ops_elementwise import _fn, rep
+
+OUT = MODELS_DIR / "ops"
+
+
+def _model(shapes, body, seed: int, mean: float = 0.0, spread: float = 1.0) -> bytes:
+    specs = [(s, mean, spread) for s in shapes]
+    return to_int8_tflite(_fn(shapes, body), rep(specs, seed=seed, batch=False))
+
+
+def _r(x, shape):
+    import tensorflow as tf
+
+    return tf.reshape(x, shape)
+
+
+def _flat(x):
+    """Back to a batch-1 output (samples are stacked on axis 0 when compared)."""
+    import tensorflow as tf
+
+    return tf.reshape(x, (1, -1))
+
+
+def transposes() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    return {
+        # PyTorch NCHW exports begin with NCHW -> NHWC
+        "transpose_nchw": _model([(1, 3, 8, 6)], lambda x: tf.transpose(x, [0, 2, 3, 1]), 60),
+        "transpose_nhwc_nchw": _model(
+            [(1, 5, 7, 3)], lambda x: tf.transpose(x, [0, 3, 1, 2]), 61, 0.5
+        ),
+        "transpose_rank2": _model([(1, 35)], lambda x: _flat(tf.transpose(_r(x, (7, 5)))), 62),
+        "transpose_rank3": _model([(1, 6, 10)], lambda x: tf.transpose(x, [0, 2, 1]), 63),
+        "transpose_rank5": _model(
+            [(1, 120)],
+            lambda x: _flat(tf.transpose(_r(x, (2, 3, 1, 4, 5)), [4, 1, 0, 3, 2])),
+            64,
+            -0.3,
+            2.0,
+        ),
+        # the innermost dim stays: rows of 4 bytes move
+        "transpose_keep_c": _model(
+            [(1, 3, 5, 4)], lambda x: tf.transpose(x, [0, 2, 1, 3]), 65, 0.0, 0.5
+        ),
+    }
+
+
+def build() -> dict[str, bytes]:
+    models: dict[str, bytes] = {}
+    models.update(transposes())
+    return models
+
+
+def main() -> None:
+    for name, data in build().items():
+        p = save(name, data, OUT)
+        print(f"{p.relative_to(MODELS_DIR.parent.parent)}: {len(data)} bytes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""The data-movement operators (TRANSPOSE, RESIZE_NEAREST_NEIGHBOR, STRIDED_SLICE, SLICE, SPLIT,
+SPLIT_V, PACK, UNPACK, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH).
+
+Their models (``python -m tests.modelgen.ops_layout``) are compared with TFLM layer by layer in
+test_ops_registry.py. Here: the compile-time copy loops replayed in Python against numpy for
+many configurations the models do not cover, and the refusals, at the IR level.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from tinycompile.errors import CompileError
+from tinycompile.ir import Graph, Op, Quant, Tensor
+from tinycompile.ops import decode, load_all
+from tinycompile.ops.datamove import Copies, Copy
+
+RNG = np.random.default_rng(7)
+
+
+def replay(c: Copy, x: np.ndarray) -> np.ndarray:
+    """What tc_copy_s8 writes for copy ``c`` of input bytes ``x`` (flattened)."""
+    src = x.reshape(-1)
+    out = []
+    counts = [lp.count for lp in c.loops]
+    for idx in itertools.product(*(range(n) for n in counts)):
+        off = c.offset
+        for i, lp in zip(idx, c.loops, strict=True):
+            off += lp.table[i] if lp.table is not None else i * lp.stride
+        assert 0 <= off and off + c.run <= src.size
+        out.append(src[off : off + c.run])
+    return np.concatenate(out) if out else np.zeros(0, src.dtype)
+
+
+def _t(tid: int, shape, dtype: str = "int8", data=None, q=(0.05, 3)) -> Tensor:
+    quant = None
+    if dtype == "int8":
+        quant = Quant(np.array([q[0]], np.float32), np.array([q[1]], np.int64))
+    return Tensor(tid, f"t{tid}", tuple(shape), dtype, quant, data)
+
+
+def graph(kind: str, x_shape, consts: list, out_shapes: list, options=None, order=None) -> Graph:
+    """One op of ``kind``: int8 input 0, constant int32 inputs ``consts`` (arrays, or None for
+    an absent input), int8 outputs, raw ``options`` as the file would give them. ``order``
+    places the data input among the inputs."""
+    ts = [_t(0, x_shape)]
+    ins = [0]
+    for c in consts:
+        if c is None:
+            ins.append(-1)
+            continue
+        a = np.asarray(c, np.int32)
+        ts.append(_t(len(ts), a.shape, "int32", a))
+        ins.append(len(ts) - 1)
+    if order is not None:
+        ins = [ins[i] for i in order]
+    outs = []
+    for s in out_shapes:
+        ts.append(_t(len(ts), s))
+        outs.append(len(ts) - 1)
+    g = Graph("g", ts, [Op(0, kind, ins, outs, options=dict(options or {}))], [0], outs)
+    decode(g)
+    return g
+
+
+def prepare(g: Graph) -> Copies:
+    return load_all()[g.ops[0].kind].prepare(g.ops[0], g)
+
+
+def run(g: Graph, x: np.ndarray) -> list[np.ndarray]:
+    d = prepare(g)
+    outs = [np.zeros(0, np.int8)] * len(g.ops[0].outputs)
+    for c in d.copies:
+        assert c.input == 0 and len(c.loops) <= 6
+        outs[c.output] = replay(c, x)
+    return outs
+
+
+def data(shape) -> np.ndarray:
+    return RNG.integers(-128, 128, size=shape).astype(np.int8)
+
+
+# ------------------------------------------------------------------ TRANSPOSE
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 4), (1, 3, 4, 5), (2, 3, 1, 4, 3)])
+def test_transpose_every_permutation(shape) -> None:
+    x = data(shape)
+    for perm in itertools.permutations(range(len(shape))):
+        want = x.transpose(perm)
+        g = graph("TRANSPOSE", shape, [list(perm)], [want.shape])
+        assert np.array_equal(run(g, x)[0], want.reshape(-1)), perm
+
+
+def test_transpose_merges_loops() -> None:
+    (c,) = prepare(graph("TRANSPOSE", (1, 3, 5, 4), [[0, 2, 1, 3]], [(1, 5, 3, 4)])).copies
+    assert c.run == 4 and [lp.count for lp in c.loops] == [5, 3]
+
+
+@pytest.mark.parametrize(
+    "shape,perm,out,msg",
+    [
+        ((1, 2, 3, 2, 2, 3), [0, 5, 1, 4, 3, 2], (1, 3, 2, 2, 2, 3), "rank 6"),
+        ((2, 3), [0, 0], (2, 2), "not a permutation"),
+        ((2, 3), [1, 0], (2, 3), "output shape"),
+    ],
+)
+def test_transpose_refusals(shape, perm, out, msg: str) -> None:
+    with pytest.raises(CompileError, match=msg):
+        prepare(graph("TRANSPOSE", shape, [perm], [out]))
+
+
+def test_transpose_runtime_perm_refused() -> None:
+    g = graph("TRANSPOSE", (2, 3), [[1, 0]], [(3, 2)])
+    g.t(1).data = None
+    with pytest.raises(CompileError, match="must be constant"):
+        prepare(g)
