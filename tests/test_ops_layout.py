@@ -118,3 +118,38 @@ def test_transpose_runtime_perm_refused() -> None:
     g.t(1).data = None
     with pytest.raises(CompileError, match="must be constant"):
         prepare(g)
+
+
+# ------------------------------------------------------------------ RESIZE_NEAREST_NEIGHBOR
+
+
+def _resize(x_shape, size, out, **options) -> Graph:
+    return graph("RESIZE_NEAREST_NEIGHBOR", x_shape, [size], [out], options)
+
+
+@pytest.mark.parametrize("half", [False, True])
+def test_resize_integer_upscale_repeats(half: bool) -> None:
+    x = data((2, 3, 4, 5))
+    g = _resize(x.shape, [6, 12], (2, 6, 12, 5), half_pixel_centers=half)
+    assert np.array_equal(run(g, x)[0], x.repeat(2, 1).repeat(3, 2).reshape(-1))
+
+
+def test_resize_indices() -> None:
+    from tinycompile.ops.resize_nearest import nearest
+
+    assert [nearest(i, 5, 9, True, False) for i in range(9)] == [0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert [nearest(i, 9, 4, False, True) for i in range(4)] == [1, 3, 5, 7]
+    assert [nearest(i, 5, 8, False, False) for i in range(8)] == [0, 0, 1, 1, 2, 3, 3, 4]
+
+
+@pytest.mark.parametrize(
+    "x_shape,size,out,msg",
+    [
+        ((3, 4, 5), [6, 8], (6, 8, 5), "rank 3"),
+        ((1, 3, 4, 5), [6, 8, 1], (1, 6, 8, 5), "2 positive"),
+        ((1, 3, 4, 5), [6, 8], (1, 6, 9, 5), "output shape"),
+    ],
+)
+def test_resize_refusals(x_shape, size, out, msg: str) -> None:
+    with pytest.raises(CompileError, match=msg):
+        prepare(_resize(x_shape, size, out))

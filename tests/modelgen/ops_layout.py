@@ -58,9 +58,29 @@ def transposes() -> dict[str, bytes]:
     }
 
 
+def resizes() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    v1 = tf.compat.v1.image.resize_nearest_neighbor
+    return {
+        # TF2's resize: half_pixel_centers
+        "resize_nn_up2": _model(
+            [(1, 7, 5, 3)], lambda x: tf.image.resize(x, (14, 10), "nearest"), 70
+        ),
+        "resize_nn_down": _model(
+            [(1, 9, 7, 2)], lambda x: tf.image.resize(x, (4, 3), "nearest"), 71, 0.5
+        ),
+        "resize_nn_align": _model(
+            [(1, 5, 4, 3)], lambda x: v1(x, (9, 7), align_corners=True), 72, -0.5, 2.0
+        ),
+        "resize_nn_plain": _model([(1, 5, 3, 4)], lambda x: v1(x, (8, 7)), 73),
+    }
+
+
 def build() -> dict[str, bytes]:
     models: dict[str, bytes] = {}
     models.update(transposes())
+    models.update(resizes())
     return models
 
 
