@@ -153,3 +153,58 @@ def test_resize_indices() -> None:
 def test_resize_refusals(x_shape, size, out, msg: str) -> None:
     with pytest.raises(CompileError, match=msg):
         prepare(_resize(x_shape, size, out))
+
+
+# ------------------------------------------------------------------ STRIDED_SLICE, SLICE
+
+
+def _ss(x_shape, begin, end, step, out, **masks) -> Graph:
+    return graph("STRIDED_SLICE", x_shape, [begin, end, step], [out], masks)
+
+
+@pytest.mark.parametrize(
+    "begin,end,step,masks,key",
+    [
+        ([0, 1, 6, 1], [1, 8, 1, 5], [1, 2, -2, 1], {}, np.s_[:, 1:8:2, 6:1:-2, 1:]),
+        ([0, -5, 0, 0], [1, 0, -1, 0], [1, 1, 1, -1], {"begin_mask": 13, "end_mask": 11},
+         np.s_[:, -5:, :-1, ::-1]),
+        ([0, 2, 1, -1], [1, 3, 6, 0], [1, 1, 1, 1], {"shrink_axis_mask": 10},
+         np.s_[:, 2, 1:6, -1]),
+        ([0, 9, 20, -2], [1, -20, 0, -9], [1, -4, -3, -1], {},
+         np.s_[:, 9:-20:-4, 20:0:-3, -2:-9:-1]),
+        ([0, 3, 0, 0], [1, 3, 6, 5], [1, 1, 1, 1], {}, np.s_[:, 3:3, :, :]),
+    ],
+)  # fmt: skip
+def test_strided_slice_matches_numpy(begin, end, step, masks, key) -> None:
+    x = data((1, 7, 6, 5))
+    want = x[key]
+    g = _ss(x.shape, begin, end, step, want.shape, **masks)
+    assert np.array_equal(run(g, x)[0], want.reshape(-1))
+
+
+def test_slice_matches_numpy() -> None:
+    x = data((2, 6, 7, 5))
+    g = graph("SLICE", x.shape, [[1, 1, 2, 0], [1, 4, -1, 5]], [(1, 4, 5, 5)])
+    assert np.array_equal(run(g, x)[0], x[1:, 1:5, 2:, :].reshape(-1))
+    lead = prepare(graph("SLICE", x.shape, [[0, 2, 0, 0], [1, 3, 7, 5]], [(1, 3, 7, 5)]))
+    (c,) = lead.copies
+    assert c.loops == () and c.run == 3 * 7 * 5 and c.offset == 2 * 7 * 5  # one memcpy
+
+
+@pytest.mark.parametrize(
+    "kind,consts,out,options,msg",
+    [
+        ("STRIDED_SLICE", [[0] * 5, [1] * 5, [1] * 5], (1,) * 5, {}, "rank 5"),
+        ("STRIDED_SLICE", [[0, 0], [1, 2], [1, 1]], (1, 2), {"ellipsis_mask": 1}, "ellipsis"),
+        ("STRIDED_SLICE", [[0, 0], [1, 2], [1, 1]], (1, 2), {"new_axis_mask": 2}, "new_axis"),
+        ("STRIDED_SLICE", [[0, 0], [1, 2], [1, 0]], (1, 2), {}, "stride is 0"),
+        ("STRIDED_SLICE", [[0, 0], [1, 2], [1, 1]], (1, 3), {}, "output shape"),
+        ("STRIDED_SLICE", [[0, 9], [1, 2], [1, 1]], (1,), {"shrink_axis_mask": 2}, "shrink"),
+        ("SLICE", [[0, 0], [1, 9]], (1, 9), {}, "outside"),
+        ("SLICE", [[0, -1], [1, 1]], (1, 1), {}, "outside"),
+    ],
+)
+def test_slice_refusals(kind: str, consts, out, options, msg: str) -> None:
+    shape = (1,) * 5 if "rank" in msg else (1, 4)
+    with pytest.raises(CompileError, match=msg):
+        prepare(graph(kind, shape, consts, [out], options))

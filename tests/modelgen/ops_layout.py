@@ -77,8 +77,29 @@ def resizes() -> dict[str, bytes]:
     }
 
 
+def slices() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    return {
+        "strided_slice_steps": _model(
+            [(1, 9, 8, 5)], lambda x: x[:, 1:8:2, 6:1:-2, 1:], 80, 0.3, 1.5
+        ),
+        # negative indices, begin/end masks, reversed channels
+        "strided_slice_masks": _model([(1, 7, 6, 4)], lambda x: x[:, -5:, :-1, ::-1], 81),
+        # shrink_axis drops dims (x[:, 2] and a last-channel pick)
+        "strided_slice_shrink": _model([(1, 5, 7, 3)], lambda x: x[:, 2, 1:6, -1], 82, -0.5),
+        "strided_slice_rank2": _model([(1, 13)], lambda x: x[:, 11:0:-3], 83),
+        "slice_block": _model(
+            [(1, 6, 7, 5)], lambda x: tf.slice(x, [0, 1, 2, 1], [1, 4, -1, 3]), 84, 0.0, 2.0
+        ),
+        # a leading contiguous block (one run of bytes)
+        "slice_lead": _model([(1, 8, 3, 4)], lambda x: tf.slice(x, [0, 2, 0, 0], [1, 5, 3, 4]), 85),
+    }
+
+
 def build() -> dict[str, bytes]:
     models: dict[str, bytes] = {}
+    models.update(slices())
     models.update(transposes())
     models.update(resizes())
     return models
