@@ -74,7 +74,7 @@ def run(g: Graph, x: np.ndarray) -> list[np.ndarray]:
     d = prepare(g)
     outs = [np.zeros(0, np.int8)] * len(g.ops[0].outputs)
     for c in d.copies:
-        assert c.input == 0 and len(c.loops) <= 6
+        assert g.ops[0].inputs[c.input] == 0 and len(c.loops) <= 6
         outs[c.output] = replay(c, x)
     return outs
 
@@ -208,3 +208,68 @@ def test_slice_refusals(kind: str, consts, out, options, msg: str) -> None:
     shape = (1,) * 5 if "rank" in msg else (1, 4)
     with pytest.raises(CompileError, match=msg):
         prepare(graph(kind, shape, consts, [out], options))
+
+
+# ------------------------------------------------------------------ SPLIT, SPLIT_V, UNPACK, PACK
+
+
+def test_split_and_split_v_match_numpy() -> None:
+    x = data((2, 7, 4, 3))
+    g = graph("SPLIT", x.shape, [[3]], [(2, 7, 4, 1)] * 3, {"num_splits": 3}, order=[1, 0])
+    for k, got in enumerate(run(g, x)):
+        assert np.array_equal(got, x[..., k].reshape(-1))
+    g = graph("SPLIT_V", x.shape, [[2, -1, 3], [-3]], [(2, 2, 4, 3), (2, 2, 4, 3), (2, 3, 4, 3)])
+    for got, want in zip(run(g, x), np.split(x, [2, 4], axis=1), strict=True):
+        assert np.array_equal(got, want.reshape(-1))
+
+
+def test_unpack_matches_numpy() -> None:
+    x = data((2, 3, 5, 4))
+    for axis in range(-4, 4):
+        n = x.shape[axis]
+        outs = [np.take(x, k, axis) for k in range(n)]
+        g = graph("UNPACK", x.shape, [], [o.shape for o in outs], {"num": n, "axis": axis})
+        for got, want in zip(run(g, x), outs, strict=True):
+            assert np.array_equal(got, want.reshape(-1))
+
+
+@pytest.mark.parametrize(
+    "kind,consts,outs,options,order,msg",
+    [
+        ("SPLIT", [[1]], [(1, 2, 3)] * 2, {}, [1, 0], "evenly"),
+        ("SPLIT", [[3]], [(1, 5, 3)], {}, [1, 0], "out of range"),
+        ("SPLIT_V", [[2, 2], [1]], [(1, 2, 3), (1, 2, 3)], {}, None, "add up"),
+        ("SPLIT_V", [[-1, -1], [1]], [(1, 2, 3), (1, 3, 3)], {}, None, "at most one"),
+        ("SPLIT_V", [[2, 3], [1]], [(1, 2, 3), (1, 3, 2)], {}, None, "output shape"),
+        ("UNPACK", [], [(1, 3)] * 4, {"axis": 1}, None, "4 outputs"),
+    ],
+)
+def test_split_refusals(kind, consts, outs, options, order, msg: str) -> None:
+    with pytest.raises(CompileError, match=msg):
+        prepare(graph(kind, (1, 5, 3), consts, outs, options, order))
+
+
+def test_unread_split_outputs_are_placed() -> None:
+    """split_unused: outputs 0 and 2 are read by no op, yet each gets its own bytes."""
+    from conftest import MODELS
+
+    from tinycompile.api import plan
+
+    p = plan(MODELS / "ops" / "split_unused.tflite")
+    (split,) = [lo.op for lo in p.lowering.ops if lo.op.kind == "SPLIT"]
+    spans = sorted((p.offset(t), p.offset(t) + p.graph.t(t).nbytes) for t in split.outputs)
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))  # disjoint
+    step = [lo.op.kind for lo in (p.lowering.ops[i] for i in p.order)].index("SPLIT")
+    assert p.layers[step].live_bytes >= 3 * 30
+
+
+def test_pack_refusals() -> None:
+    ts = [_t(0, (1, 3)), _t(1, (1, 4)), _t(2, (1, 2, 3))]
+    g = Graph("g", ts, [Op(0, "PACK", [0, 1], [2], {"axis": 1})], [0, 1], [2])
+    with pytest.raises(CompileError, match="differing shapes"):
+        prepare(g)
+    g.t(1).shape = (1, 3)
+    assert prepare(g).chunk == 3
+    g.ops[0].attrs["axis"] = 0
+    with pytest.raises(CompileError, match="output shape"):
+        prepare(g)

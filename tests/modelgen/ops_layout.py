@@ -97,8 +97,58 @@ def slices() -> dict[str, bytes]:
     }
 
 
+def splits() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    return {
+        # every output a graph output
+        "split_c3": _model([(1, 4, 5, 6)], lambda x: tf.split(x, 3, axis=3), 90),
+        "split_v": _model(
+            [(1, 7, 4, 3)], lambda x: tf.split(x, [2, -1, 3], axis=-3), 92, -0.4, 1.5
+        ),
+        "unpack_axis1": _model([(1, 3, 5, 4)], lambda x: tf.unstack(x, axis=1), 93),
+        "unpack_last": _model([(1, 4, 3)], lambda x: tf.unstack(x, axis=-1), 94, 0.5),
+        "pack_axis_last": _model(
+            [(1, 4, 5), (1, 4, 5), (1, 4, 5)], lambda a, b, c: tf.stack([a, b, c], -1), 95
+        ),
+        "pack_axis1": _model(
+            [(1, 3, 4), (1, 3, 4)], lambda a, b: tf.stack([a, b * 2.0], axis=1), 96
+        ),
+    }
+
+
+def written() -> dict[str, bytes]:
+    """Models the converter cannot make: a SPLIT whose outputs 0 and 2 are never read (the
+    converter leaves such a SPLIT in float), still placed and written by the compiler."""
+    import numpy as np
+    import tflite
+
+    from .tflite_writer import Node, T, write
+
+    def split_opts(b) -> int:
+        tflite.SplitOptionsStart(b)
+        tflite.SplitOptionsAddNumSplits(b, 3)
+        return tflite.SplitOptionsEnd(b)
+
+    q_in, q = (0.05, -3), (0.04, -20)
+    return {
+        "split_unused": write(
+            [T("x", (1, 6, 5, 3), quant=q_in), T("r", (1, 6, 5, 3), quant=q),
+             T("axis", (), "int32", data=np.array(1, np.int32)),
+             T("s0", (1, 2, 5, 3), quant=q), T("s1", (1, 2, 5, 3), quant=q),
+             T("s2", (1, 2, 5, 3), quant=q), T("y", (1, 2, 5, 3), quant=(0.03, -128))],
+            [Node("RELU", [0], [1]),
+             Node("SPLIT", [2, 1], [3, 4, 5], "SplitOptions", split_opts),
+             Node("RELU", [4], [6])],
+            [0], [6],
+        ),
+    }  # fmt: skip
+
+
 def build() -> dict[str, bytes]:
     models: dict[str, bytes] = {}
+    models.update(written())
+    models.update(splits())
     models.update(slices())
     models.update(transposes())
     models.update(resizes())
