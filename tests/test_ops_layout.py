@@ -72,10 +72,10 @@ def prepare(g: Graph) -> Copies:
 
 def run(g: Graph, x: np.ndarray) -> list[np.ndarray]:
     d = prepare(g)
-    outs = [np.zeros(0, np.int8)] * len(g.ops[0].outputs)
+    outs = [np.zeros(g.t(t).size, np.int8) for t in g.ops[0].outputs]
     for c in d.copies:
         assert g.ops[0].inputs[c.input] == 0 and len(c.loops) <= 6
-        outs[c.output] = replay(c, x)
+        outs[c.output][c.out_offset : c.out_offset + c.nbytes] = replay(c, x)
     return outs
 
 
@@ -272,4 +272,53 @@ def test_pack_refusals() -> None:
     assert prepare(g).chunk == 3
     g.ops[0].attrs["axis"] = 0
     with pytest.raises(CompileError, match="output shape"):
+        prepare(g)
+
+
+# ------------------------------------------------------------------ GATHER
+
+
+def _gather_ref(x: np.ndarray, ix: np.ndarray, axis: int, bd: int) -> np.ndarray:
+    if bd == 0:
+        return np.take(x, ix, axis)
+    return np.stack([_gather_ref(x[k], ix[k], axis - 1, bd - 1) for k in range(x.shape[0])])
+
+
+@pytest.mark.parametrize(
+    "shape,idx,axis,bd",
+    [
+        ((5, 6, 4), [[3, 0], [5, 5]], 1, 0),
+        ((5, 6, 4), [4, 0, 2], 0, 0),
+        ((3, 4, 5, 2), [[1, 0, 4], [2, 2, 2], [0, 3, 1]], 2, 1),  # batch and outer: per batch
+        ((3, 5, 2), [[4, 0], [1, 1], [3, 2]], 1, 1),
+        ((2, 3, 5, 2), [[[4], [0], [1]], [[3], [3], [2]]], 2, -1),
+    ],
+)
+def test_gather_matches_numpy(shape, idx, axis: int, bd: int) -> None:
+
+    x = data(shape)
+    ix = np.array(idx, np.int32)
+    want = _gather_ref(x, ix, axis, bd + ix.ndim if bd < 0 else bd)
+    g = graph("GATHER", shape, [ix], [want.shape], {"axis": axis, "batch_dims": bd})
+    assert np.array_equal(run(g, x)[0], want.reshape(-1))
+
+
+@pytest.mark.parametrize(
+    "idx,options,msg",
+    [
+        ([0, 5], {"axis": 1}, "outside"),
+        ([0, -1], {"axis": 1}, "outside"),
+        ([[0, 1]], {"axis": 1, "batch_dims": 1}, "batch dims"),
+        ([0, 1], {"axis": 3}, "out of range"),
+    ],
+)
+def test_gather_refusals(idx, options, msg: str) -> None:
+    with pytest.raises(CompileError, match=msg):
+        prepare(graph("GATHER", (2, 5, 3), [idx], [(2, 2, 3)], options))
+
+
+def test_gather_runtime_indices_refused() -> None:
+    g = graph("GATHER", (2, 5, 3), [[0, 1]], [(2, 2, 3)], {"axis": 1})
+    g.t(1).data = None
+    with pytest.raises(CompileError, match="must be constant"):
         prepare(g)

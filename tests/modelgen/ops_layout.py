@@ -145,8 +145,35 @@ def written() -> dict[str, bytes]:
     }  # fmt: skip
 
 
+def gathers() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    idx23 = [[2, 0, 4], [1, 1, 3]]
+    return {
+        "gather_axis2": _model([(1, 5, 6, 4)], lambda x: tf.gather(x, [3, 0, 3, 5], axis=2), 100),
+        "gather_channels": _model(
+            [(1, 4, 3, 7)], lambda x: tf.gather(x, [6, 2, 0, 2, 5], axis=-1), 101, 0.5
+        ),
+        "gather_idx2d": _model([(1, 6, 5)], lambda x: tf.gather(x, idx23, axis=1), 102),
+        # batch_dims 2 (one table of (batch, index) pairs) and 1 with outer dims (one call per
+        # batch)
+        "gather_batch2": _model(
+            [(1, 3, 5, 4)],
+            lambda x: tf.gather(x, [[[4, 0], [1, 1], [3, 2]]], axis=2, batch_dims=2),
+            103,
+        ),
+        "gather_batch_outer": _model(
+            [(1, 40)],
+            lambda x: _flat(tf.gather(_r(x, (2, 4, 5)), idx23, axis=2, batch_dims=1)),
+            104,
+            -0.2,
+        ),
+    }
+
+
 def build() -> dict[str, bytes]:
     models: dict[str, bytes] = {}
+    models.update(gathers())
     models.update(written())
     models.update(splits())
     models.update(slices())

@@ -39,6 +39,7 @@ class Copy:
     offset: int
     loops: tuple[Loop, ...]
     run: int
+    out_offset: int = 0  # output bytes before the first one written
 
     @property
     def nbytes(self) -> int:
@@ -63,12 +64,14 @@ def strides(shape: tuple[int, ...] | list[int]) -> list[int]:
     return out
 
 
-def simplify(op: Op, offset: int, loops: list[Loop], *, input: int = 0, output: int = 0) -> Copy:
+def simplify(
+    op: Op, offset: int, loops: list[Loop], *, input: int = 0, output: int = 0, out_offset: int = 0
+) -> Copy:
     """The fewest loops moving the same bytes in the same order (see the module docstring)."""
     kept: list[Loop] = []
     for lp in loops:
         if lp.count == 0:
-            return Copy(input, output, 0, (Loop(0, 1),), 1)
+            return Copy(input, output, 0, (Loop(0, 1),), 1, out_offset)
         if lp.count == 1:
             offset += lp.table[0] if lp.table is not None else 0
             continue
@@ -87,7 +90,7 @@ def simplify(op: Op, offset: int, loops: list[Loop], *, input: int = 0, output: 
         run = kept.pop().count
     if len(kept) > MAX_LOOPS:
         raise fail(op, f"needs {len(kept)} copy loops after merging, at most {MAX_LOOPS}")
-    return Copy(input, output, offset, tuple(kept), run)
+    return Copy(input, output, offset, tuple(kept), run, out_offset)
 
 
 def check_int8_io(op: Op, g: Graph, inputs: list[int], outputs: list[int]) -> None:
@@ -146,6 +149,8 @@ def lower_copies(op: Op, ctx: LowerCtx, d: Copies) -> str:
         p = ctx.params("tc_copy_params_t", fields)
         src = ctx.ptr(op.inputs[c.input])
         dst = ctx.ptr(op.outputs[c.output], const=False)
+        if c.out_offset:
+            dst = f"({dst} + {c.out_offset})"
         stmts.append(f"tc_copy_s8({p}, {src}, {dst});")
     return " ".join(stmts) or f"/* {op.kind.lower()}: no bytes to move */"
 
