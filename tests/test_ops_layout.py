@@ -322,3 +322,32 @@ def test_gather_runtime_indices_refused() -> None:
     g.t(1).data = None
     with pytest.raises(CompileError, match="must be constant"):
         prepare(g)
+
+
+# ------------------------------------------------------------------ DEPTH_TO_SPACE, SPACE_TO_DEPTH
+
+
+@pytest.mark.parametrize("b", [1, 2, 3])
+def test_depth_space_round_trip(b: int) -> None:
+    n, h, w, c = 2, 2, 3, 2 * b * b
+    x = data((n, h, w, c))
+    want = x.reshape(n, h, w, b, b, c // (b * b)).transpose(0, 1, 3, 2, 4, 5)
+    want = want.reshape(n, h * b, w * b, c // (b * b))
+    g = graph("DEPTH_TO_SPACE", x.shape, [], [want.shape], {"block_size": b})
+    assert np.array_equal(run(g, x)[0], want.reshape(-1))
+    g = graph("SPACE_TO_DEPTH", want.shape, [], [x.shape], {"block_size": b})
+    assert np.array_equal(run(g, want)[0], x.reshape(-1))
+
+
+@pytest.mark.parametrize(
+    "kind,shape,out,b,msg",
+    [
+        ("DEPTH_TO_SPACE", (1, 2, 2, 6), (1, 4, 4, 1), 2, "not divisible"),
+        ("SPACE_TO_DEPTH", (1, 3, 4, 2), (1, 1, 2, 8), 2, "not divisible"),
+        ("SPACE_TO_DEPTH", (1, 4, 4, 2), (1, 2, 2, 8), 0, "block size"),
+        ("DEPTH_TO_SPACE", (2, 2, 8), (4, 4, 2), 2, "rank 3"),
+    ],
+)
+def test_depth_space_refusals(kind: str, shape, out, b: int, msg: str) -> None:
+    with pytest.raises(CompileError, match=msg):
+        prepare(graph(kind, shape, [], [out], {"block_size": b}))

@@ -171,8 +171,24 @@ def gathers() -> dict[str, bytes]:
     }
 
 
+def depth_space() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    return {
+        "depth_to_space_b2": _model([(1, 3, 5, 12)], lambda x: tf.nn.depth_to_space(x, 2), 110),
+        "depth_to_space_b3": _model(
+            [(1, 2, 3, 9)], lambda x: tf.nn.depth_to_space(x, 3), 111, 0.5, 2.0
+        ),
+        "space_to_depth_b2": _model([(1, 6, 4, 3)], lambda x: tf.nn.space_to_depth(x, 2), 112),
+        "space_to_depth_b3": _model(
+            [(1, 3, 9, 2)], lambda x: tf.nn.space_to_depth(x, 3), 113, -0.5
+        ),
+    }
+
+
 def build() -> dict[str, bytes]:
     models: dict[str, bytes] = {}
+    models.update(depth_space())
     models.update(gathers())
     models.update(written())
     models.update(splits())
