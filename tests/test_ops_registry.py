@@ -20,6 +20,7 @@ from tinycompile.ops import OPS, Operator, load_all
 
 OPS_DIR = ROOT / "tinycompile" / "ops"
 SHARED = {"__init__", "base", "common", "conv_common", "broadcast", "tables", "lowering"}
+SHARED |= {"datamove"}  # the data-movement operators' copy loops (tc_copy_s8)
 
 
 def _kinds_in_models() -> dict[str, list[str]]:
