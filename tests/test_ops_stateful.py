@@ -180,3 +180,20 @@ def test_int16_activations_still_refused_outside_state() -> None:
     ]
     g = _graph(tensors, [Node("RELU", [0], [1]), Node("RELU", [1], [2])], [2])
     assert "int16 activations (tensor 1, 16x8 quantization) are not supported" in _refusal(g)
+
+
+def test_quantize_int16_pairs_and_refusals() -> None:
+    """int8 <-> int16 and int16 -> int16 are planned (int16 only between QUANTIZE ops); other
+    int16 pairs and int16 graph inputs are refused."""
+    for m in ("quantize_s8_s16_s8", "quantize_s16_clamp"):
+        kinds = [(g.t(op.inputs[0]).dtype, g.t(op.outputs[0]).dtype) for g in [api.plan(
+            MODELS / "ops" / f"{m}.tflite").graph] for op in g.ops]  # fmt: skip
+        assert ("int8", "int16") in kinds and ("int16", "int8") in kinds
+    x = T("x", (1, 8), quant=Q_IN)
+    g = _graph([x, T("h", (1, 8), "int32", quant=(0.001, 0)), T("y", (1, 8), "int16",
+               quant=(0.001, 0)), T("z", (1, 8), quant=Q_IN)],
+               [Node("QUANTIZE", [0], [1]), Node("QUANTIZE", [1], [2]),
+                Node("QUANTIZE", [2], [3])], [3])  # fmt: skip
+    assert "op #0 QUANTIZE: int32 output tensor 1 is not supported (int8 only)" in _refusal(g)
+    g = _graph([x, T("y", (1, 8), "int16", quant=(0.001, 0))], [Node("QUANTIZE", [0], [1])], [1])
+    assert "graph input/output tensor 1 is int16" in _refusal(g)

@@ -1,5 +1,5 @@
-"""Generate the stateful-operator test models (SVDF; QUANTIZE int8 <-> int16) into
-tests/models/ops/.
+"""Generate the stateful-operator test models (SVDF; QUANTIZE int8 <-> int16, the int16
+activations around them) into tests/models/ops/.
 
 Run from the repository root: ``python -m tests.modelgen.ops_stateful`` (no TensorFlow needed).
 The converter emits SVDF only for a few graph patterns, so these models are written directly
@@ -69,8 +69,22 @@ def svdf(
     return write(tensors, [node], [0], [5])
 
 
+def quantize_chain(qs: list[tuple[str, tuple[float, int]]]) -> bytes:
+    """An int8 input, then one QUANTIZE per (dtype, quantization) in ``qs`` (the last int8)."""
+    tensors = [T("x", (1, 4, 24), quant=Q_IN)]
+    tensors += [T(f"q{k}", (1, 4, 24), dt, quant=q) for k, (dt, q) in enumerate(qs)]
+    nodes = [Node("QUANTIZE", [k], [k + 1]) for k in range(len(qs))]
+    return write(tensors, nodes, [0], [len(qs)])
+
+
 def build() -> dict[str, bytes]:
     return {
+        # int8 -> int16 (zero point 0, as 16x8) -> int16 (other scale, zero point) -> int8
+        "quantize_s8_s16_s8": quantize_chain(
+            [("int16", (0.0003, 0)), ("int16", (0.0007, 120)), ("int8", (0.04, 5))]
+        ),
+        # int8 -> int16 saturating both ways, then int16 -> int8 saturating
+        "quantize_s16_clamp": quantize_chain([("int16", (0.00015, -1000)), ("int8", (0.03, 0))]),
         "svdf_s16_rank1": svdf(batch=1, n_input=16, units=8, rank=1, memory=10),
         "svdf_s16_rank2_relu": svdf(
             batch=1, n_input=20, units=6, rank=2, memory=4, activation=1, seed=1
