@@ -2,8 +2,8 @@
 
 Each function returns the flatbuffer bytes: operators the compiler does not support or refuses,
 with state or scratch tensors no operator writes (LSTM, SVDF without its bias, a custom op), a
-zero quantization scale, a
-model with several problems at once, and a two-input two-output model for ``.npz`` inputs.
+zero quantization scale, a model with several problems at once, and a two-input two-output model
+for ``.npz`` inputs.
 """
 
 from __future__ import annotations
