@@ -1,6 +1,6 @@
 """Memory planner invariants on every committed model: placements never overlap while live,
-every op's operands are live at its step, the arena is at least the live-bytes bound, and the
-schedule is a valid topological order."""
+every op's operands are live at its step, the arena is at least the live-bytes bound, the
+schedule is a valid topological order, and state (variable tensors) has its own region."""
 
 from __future__ import annotations
 
@@ -21,12 +21,22 @@ def _check(p) -> None:
     written = set(g.inputs)
     for op in steps:
         for t in op.inputs:
-            assert t < 0 or g.t(t).is_const or t in written, f"op {op.index} reads {t} too early"
+            ok = t < 0 or g.t(t).is_const or g.t(t).variable or t in written
+            assert ok, f"op {op.index} reads {t} too early"
         written.update(op.outputs)
+    # state: every variable tensor read has its own slot in the state region, none in the arena
+    slots = sorted((off, g.t(t).nbytes) for t, off in p.state.items())
+    for (a, na), (b, _) in zip(slots, slots[1:], strict=False):
+        assert a + na <= b
+    assert not slots or slots[-1][0] + slots[-1][1] <= p.state_bytes
+    for op in steps:
+        for t in op.inputs:
+            if t >= 0 and g.t(t).variable:
+                assert t in p.state and t not in p.storage
     # every operand's buffer is live at its op's step
     for s, op in enumerate(steps):
         for t in [*op.inputs, *op.outputs]:
-            if t >= 0 and not g.t(t).is_const:
+            if t >= 0 and not g.t(t).is_const and not g.t(t).variable:
                 b = p.buffers[p.storage[t]]
                 assert b.first <= s <= b.last, f"tensor {t} not live at step {s}"
                 assert b.offset + g.t(t).nbytes <= p.arena_bytes

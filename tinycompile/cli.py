@@ -270,6 +270,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         d.update(r.profile)
     if a.layers:
         d["layer_diffs"] = r.layers
+        d["state_diffs"] = r.state  # variable tensors, after every input
     if a.json:
         print(json.dumps(d, indent=1))
     else:
@@ -285,6 +286,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         print(
             f"{verdict}: {r.samples} inputs, {r.output_mismatches} mismatching output bytes"
             + (f", {r.mismatches} in all layers" if a.layers else "")
+            + (" and state" if a.layers and r.state else "")
             + f", max |diff| {r.max_abs_diff:g}"
         )
     return EXIT_OK if r.ok else EXIT_DOES_NOT_FIT

@@ -1,11 +1,11 @@
 """Will it fit? The verdict of a plan against a board, before any build.
 
-SRAM need = the planned arena + the board's stack reserve + a small runtime allowance; flash need
-= weights and tables + an allowance for code. The allowances are estimates: `plan` prints them
-labelled as such, and only what is certain (arena + stack > SRAM, weights alone > flash) refuses
-a build before compiling (``raise_if_too_big``); the linked firmware's size report decides the
-rest (build/firmware.py). How far the estimate is from the linked size: ``ESTIMATE_NOTE`` and
-docs/fit_estimate.md.
+SRAM need = the planned arena + the state region (variable tensors) + the board's stack reserve +
+a small runtime allowance; flash need = weights and tables + an allowance for code. The
+allowances are estimates: `plan` prints them labelled as such, and only what is certain (arena +
+state + stack > SRAM, weights alone > flash) refuses a build before compiling
+(``raise_if_too_big``); the linked firmware's size report decides the rest (build/firmware.py).
+How far the estimate is from the linked size: ``ESTIMATE_NOTE`` and docs/fit_estimate.md.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ class Verdict:
 
     board: Board
     arena: int
+    state: int  # the state region (variable tensors), beside the arena
     stack: int
     sram_need: int
     sram_total: int
@@ -57,7 +58,7 @@ class Verdict:
 
     @property
     def sram_certainly_over(self) -> bool:
-        return not self.board.is_host and self.arena + self.stack > self.sram_total
+        return not self.board.is_host and self.arena + self.state + self.stack > self.sram_total
 
     @property
     def flash_certainly_over(self) -> bool:
@@ -65,7 +66,8 @@ class Verdict:
 
     @property
     def certainly_too_big(self) -> bool:
-        """Too big whatever the code size: arena + stack > SRAM, or weights alone > flash."""
+        """Too big whatever the code size: arena + state + stack > SRAM, or weights alone >
+        flash."""
         return self.sram_certainly_over or self.flash_certainly_over
 
     def as_dict(self) -> dict:
@@ -77,6 +79,7 @@ class Verdict:
             "fits_flash": self.fits_flash,
             "estimate": True,
             "sram_need_bytes": self.sram_need,
+            "state_bytes": self.state,
             "sram_total_bytes": None if host else self.sram_total,
             "flash_need_bytes": self.flash_need,
             "flash_total_bytes": None if host else self.flash_total,
@@ -88,7 +91,8 @@ class Verdict:
         if b.is_host:
             return (
                 f"board host: no SRAM or flash budget (host C compiler); arena {self.arena:,} B,"
-                f" weights+tables {self.weights:,} B"
+                + (f" state {self.state:,} B," if self.state else "")
+                + f" weights+tables {self.weights:,} B"
             )
 
         def line(what: str, need: int, total: int, detail: str) -> str:
@@ -105,7 +109,9 @@ class Verdict:
                     "SRAM",
                     self.sram_need,
                     self.sram_total,
-                    f"arena {self.arena:,} + stack {self.stack:,}"
+                    f"arena {self.arena:,}"
+                    + (f" + state {self.state:,}" if self.state else "")
+                    + f" + stack {self.stack:,}"
                     f" + runtime ~{RUNTIME_SRAM_ALLOWANCE}",
                 ),
                 line(
@@ -138,8 +144,9 @@ def check_fit(p: Plan, board: str | Board) -> Verdict:
     return Verdict(
         board=b,
         arena=p.arena_bytes,
+        state=p.state_bytes,
         stack=stack,
-        sram_need=p.arena_bytes + stack + RUNTIME_SRAM_ALLOWANCE,
+        sram_need=p.arena_bytes + p.state_bytes + stack + RUNTIME_SRAM_ALLOWANCE,
         sram_total=sram_total,
         weights=p.flash_bytes,
         flash_need=p.flash_bytes + CODE_FLASH_ALLOWANCE,
@@ -151,12 +158,14 @@ def check_fit(p: Plan, board: str | Board) -> Verdict:
 
 def raise_if_too_big(v: Verdict, source: str | None = None) -> None:
     """Raise DoesNotFit naming the overflow and the peak layers when `v` is certainly too big
-    (arena + stack > SRAM, or weights and tables alone > flash); estimates never refuse."""
+    (arena + state + stack > SRAM, or weights and tables alone > flash); estimates never
+    refuse."""
     parts = []
     if v.sram_certainly_over:
+        state = f" + state {v.state:,}" if v.state else ""
         parts.append(
-            f"SRAM needs {v.arena + v.stack:,} B (arena {v.arena:,} + stack {v.stack:,}) of"
-            f" {v.sram_total:,}; peak set by {v.peak_text}"
+            f"SRAM needs {v.arena + v.state + v.stack:,} B (arena {v.arena:,}{state} + stack"
+            f" {v.stack:,}) of {v.sram_total:,}; peak set by {v.peak_text}"
         )
     if v.flash_certainly_over:
         parts.append(

@@ -56,6 +56,11 @@ def plan_dict(p: Plan) -> dict:
         "inputs": tensor_dicts(p.graph, p.graph.inputs),
         "outputs": tensor_dicts(p.graph, p.graph.outputs),
         "peak_arena_bytes": p.arena_bytes,
+        "state_bytes": p.state_bytes,
+        "state_tensors": [
+            {"tensor": t, "offset": off, "bytes": p.graph.t(t).nbytes, "dtype": p.graph.t(t).dtype}
+            for t, off in sorted(p.state.items())
+        ],
         "peak_live_bytes": p.peak_bytes,
         "peak_step": p.peak_step,
         "peak_layers": sorted(peak_ops),
@@ -108,6 +113,9 @@ def plan_table(p: Plan) -> str:
     lines.append("")
     lines.append(f"peak arena (placed):   {p.arena_bytes:>10,} B   ({fmt_bytes(p.arena_bytes)})")
     lines.append(f"peak live (bound):     {p.peak_bytes:>10,} B   at step {p.peak_step}")
+    if p.state_bytes:
+        tensors = ", ".join(f"t{t} {p.graph.t(t).dtype}" for t in sorted(p.state))
+        lines.append(f"state (own region):    {p.state_bytes:>10,} B   {tensors}")
     lines.append(f"weights + tables:      {p.flash_bytes:>10,} B   ({fmt_bytes(p.flash_bytes)})")
     lines.append(f"MACs per inference:    {total_macs:>10,}")
     return "\n".join(lines)

@@ -5,8 +5,11 @@
  * sample every input tensor's bytes in order. Writes tc_out.bin: for each sample,
  *   [TC_DEBUG_LAYERS] every layer's output tensor bytes, in execution order,
  *   every graph output's bytes in order,
+ *   [TC_DEBUG_LAYERS] the state region's TC_STATE_BYTES bytes after the call,
  *   [TC_PROFILE] a uint32 tick count per layer, then the uint32 ticks of the whole tc_invoke()
  *   less the time spent inside the layer hook (so layer dumps do not inflate it).
+ * Samples run in order through the one model instance: state (variable tensors) carries over from
+ * one sample to the next, as through one TFLM interpreter invoked without Reset().
  * Exit status: 0 on success, 3 when a file cannot be opened, 4 on a short read.
  */
 #include <stdint.h>
@@ -100,6 +103,9 @@ int tc_run_files(void)
         for (int i = 0; i < TC_NUM_OUTPUTS; i++) {
             fwrite(tc_output(i), 1, tc_output_info[i].bytes, out);
         }
+#if defined(TC_DEBUG_LAYERS) && TC_STATE_BYTES > 0
+        fwrite(tc_state_data(), 1, TC_STATE_BYTES, out);
+#endif
 #ifdef TC_PROFILE
         for (int l = 0; l < TC_NUM_LAYERS; l++) {
             write_u32(out, g_ticks[l]);

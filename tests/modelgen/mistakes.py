@@ -1,8 +1,9 @@
 """Small models for the command line's refusal tests, written without TensorFlow (``write``).
 
-Each function returns the flatbuffer bytes: operators the compiler does not support with state
-or scratch tensors no operator writes (LSTM, SVDF, a custom op), a zero quantization scale, a
-model with several problems at once, and a two-input two-output model for ``.npz`` inputs.
+Each function returns the flatbuffer bytes: operators the compiler does not support or refuses,
+with state or scratch tensors no operator writes (LSTM, SVDF without its bias, a custom op), a
+zero quantization scale, a model with several problems at once, and a two-input two-output model
+for ``.npz`` inputs.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def lstm() -> bytes:
 
 
 def svdf() -> bytes:
-    """SVDF reading its activation state (a variable tensor)."""
+    """SVDF reading its activation state (a variable tensor), without the bias TFLM needs."""
     tensors = [
         T("x", (1, 4), quant=Q),
         T("wf", (2, 4), data=np.ones((2, 4), np.int8), quant=(0.01, 0)),
@@ -66,8 +67,8 @@ def zero_scale() -> bytes:
 
 
 def many_problems() -> bytes:
-    """RELU (fine), EXP (unsupported), SVDF (unsupported, with state), SOFTMAX whose output
-    scale is not 1/256 (refused configuration): three problems."""
+    """RELU (fine), EXP (unsupported), SVDF (refused: no bias; with state), SOFTMAX whose
+    output scale is not 1/256 (refused configuration): three problems."""
     tensors = [
         T("x", (1, 4), quant=Q), T("r", (1, 4), quant=Q), T("e", (1, 4), quant=Q),
         T("wf", (2, 4), data=np.ones((2, 4), np.int8), quant=(0.01, 0)),

@@ -11,12 +11,17 @@ import flatbuffers
 import numpy as np
 import tflite
 
-TYPES = {"int8": tflite.TensorType.INT8, "int32": tflite.TensorType.INT32}
+TYPES = {
+    "int8": tflite.TensorType.INT8,
+    "int16": tflite.TensorType.INT16,
+    "int32": tflite.TensorType.INT32,
+}
 
 
 @dataclass
 class T:
-    """A tensor: int8 activations carry (scale, zero point); constants carry data."""
+    """A tensor: quantized ones carry (scale, zero point); constants carry data; variables
+    (``is_variable``) are state an operator reads and updates in place."""
 
     name: str
     shape: tuple[int, ...]

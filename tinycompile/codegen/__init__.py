@@ -102,6 +102,14 @@ def _tensor_info(g: Graph, tid: int) -> dict:
     }
 
 
+def _state_info(g: Graph, tid: int, offset: int) -> dict:
+    """A variable tensor in the state region and the byte it is reset to: TFLite's
+    ResetVariableTensor fills int8 state with its zero point, every other type with 0."""
+    t = g.t(tid)
+    fill = t.quant.zp & 0xFF if t.dtype == "int8" and t.quant is not None else 0
+    return {"id": tid, "offset": offset, "bytes": t.nbytes, "fill": fill, "name": c_comment(t.name)}
+
+
 def render_model(p: Plan) -> dict[str, str]:
     """Render the generated model sources; returns {relative path: text}."""
     g, low = p.graph, p.lowering
@@ -144,6 +152,8 @@ def render_model(p: Plan) -> dict[str, str]:
             for t in tensors
         ],
         "scratch": [{"op": b.scratch_of, "offset": b.offset, "bytes": b.nbytes} for b in scratch],
+        "state_bytes": p.state_bytes,
+        "state": [_state_info(g, tid, off) for tid, off in sorted(p.state.items())],
         "params": low.params,
         "arrays": arrays,
         "kernel_headers": kernel_headers,

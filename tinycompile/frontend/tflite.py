@@ -250,4 +250,9 @@ def _read_tensor(
                 )
             arr = np.frombuffer(raw, dtype=np.dtype(dtype).newbyteorder("<")).astype(dtype)
             arr = arr.reshape(shape)
-    return Tensor(id=i, name=name, shape=shape, dtype=dtype, quant=quant, data=arr)
+    variable = bool(t.IsVariable())
+    if variable:
+        arr = None  # TFLite resets a variable to zero (int8: its zero point), never to its buffer
+    return Tensor(
+        id=i, name=name, shape=shape, dtype=dtype, quant=quant, data=arr, variable=variable
+    )

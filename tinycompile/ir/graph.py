@@ -46,7 +46,9 @@ class Quant:
 
 @dataclass
 class Tensor:
-    """A value in the graph: an activation (data is None) or a constant."""
+    """A value in the graph: an activation (data is None), a constant, or a variable (state an
+    op reads and updates in place, kept from one inference to the next: TFLite's
+    ``is_variable``)."""
 
     id: int
     name: str
@@ -54,6 +56,7 @@ class Tensor:
     dtype: str
     quant: Quant | None = None
     data: np.ndarray | None = None
+    variable: bool = False
 
     @property
     def is_const(self) -> bool:

@@ -1,5 +1,9 @@
 """Structural checks on a graph: single assignment, order, dtypes of graph inputs/outputs.
 
+Variable tensors (state, ``Tensor.variable``) are written by no op: the op reading one updates it
+in place. They count as produced, may not be graph inputs, outputs or op outputs, and their
+dtype (int16 state) is the reading op's business.
+
 ``problems`` lists every problem found; ``validate`` raises the first. Ops in ``skip`` (the
 ones a later stage already refuses, such as unsupported operators) are not checked, and the
 tensors they would produce count as produced: an LSTM's state tensors or a custom op's inputs
@@ -30,6 +34,11 @@ def problems(g: Graph, skip: Collection[int] = ()) -> list[CompileError]:
         if g.t(tid).is_const:
             out.append(CompileError(f"graph input tensor {tid} is a constant"))
         written.add(tid)
+    for t in g.tensors:
+        if t.variable:
+            if t.id in g.inputs or t.id in g.outputs:
+                out.append(CompileError(f"variable tensor {t.id} is a graph input or output"))
+            written.add(t.id)
     produced_by_skipped = {t for op in g.ops if op.index in skip for t in op.outputs}
     producers: dict[int, int] = {}
     by_op: list[CompileError] = []
@@ -77,7 +86,9 @@ def _op_problems(
             why = "is produced later (cycle or wrong order)" if later else "is never produced"
             out.append(f"input tensor {tid} {why}")
     for tid in op.outputs:
-        if tid in producers or tid in g.inputs:
+        if g.t(tid).variable:
+            out.append(f"output tensor {tid} is a variable (state is updated by its reader)")
+        elif tid in producers or tid in g.inputs:
             out.append(f"output tensor {tid} is written twice")
     return out
 
@@ -95,7 +106,7 @@ def _type_problems(g: Graph, skip: Collection[int]) -> list[CompileError]:
             if tid < 0:
                 continue
             t = g.t(tid)
-            if t.is_const:
+            if t.is_const or t.variable:
                 continue
             if t.dtype == "float32":
                 out.append(

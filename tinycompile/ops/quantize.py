@@ -1,8 +1,11 @@
-"""QUANTIZE (float32 -> int8, int8 -> int8) and DEQUANTIZE (int8 -> float32), as TFLM's
-quantize_common.cc and dequantize_common.cc.
+"""QUANTIZE (float32 -> int8, int8 -> int8, int8 <-> int16, int16 -> int16) and DEQUANTIZE
+(int8 -> float32), as TFLM's quantize_common.cc and dequantize_common.cc.
 
 - int8 -> int8 QUANTIZE (reference_ops::Requantize) is a 256-entry table (``tc_lut_s8``) and runs
-  in place.
+  in place; int8 -> int16 is a 256-entry int16 table (``tc_lut_s8_s16``); int16 -> int8 and
+  int16 -> int16 requantize on the device (``tc_requantize_s16_*``, firmware/kernels/
+  tc_requantize.c) with TFLM's multiplier, QuantizeMultiplier(double(in) / double(out)). int16
+  activations appear inside TFLM's int8 keyword models around SVDF and LSTM.
 - float32 -> int8 QUANTIZE divides by the scale in float32 on the device and rounds half away
   from zero (``tc_quantize_f32_s8``).
 - DEQUANTIZE is a 256-entry float table (``scale * (q - zp)`` evaluated in float32 as TFLM
@@ -17,10 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir import Graph, Op
+from ..ir import Graph, Op, Tensor
+from ..quant.fixedpoint import mul_by_quantized_multiplier
+from ..quant.qmath import quantize_multiplier
 from . import tables as T
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
-from .common import inp, lut_call, out, positive_scales, require_int8
+from .common import QMAX, QMIN, inp, lut_call, out, positive_scales, require_int8
 
 
 def _same_size(op: Op, g: Graph) -> None:
@@ -34,9 +39,43 @@ def _one_in_one_out(op: Op) -> None:
         raise fail(op, "expects one input and one output")
 
 
+def _per_tensor(op: Op, t: Tensor, what: str) -> None:
+    if t.quant is None or t.quant.per_channel:
+        raise fail(op, f"{what} tensor {t.id} must be quantized per tensor")
+    positive_scales(op, t)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Quantize(Prepared):
     lut: np.ndarray | None  # int8 -> int8: the requantization table; float input: None
+    fields: tuple[tuple[str, int], ...] = ()  # int16 input: tc_requantize_params_t
+    lut16: np.ndarray | None = None  # int8 -> int16: the int16 table
+
+
+def _requantize(op: Op, g: Graph) -> Quantize:
+    """int8 -> int16, int16 -> int8, int16 -> int16 (reference_ops::Requantize)."""
+    i, o = inp(op, g), out(op, g)
+    _per_tensor(op, i, "input")
+    _per_tensor(op, o, "output")
+    _same_size(op, g)
+    mult, shift = quantize_multiplier(float(i.quant.scale[0]) / float(o.quant.scale[0]))
+    lo, hi = QMIN[o.dtype], QMAX[o.dtype]
+    if i.dtype == "int8":
+        lut = np.empty(256, np.int16)
+        for q in range(-128, 128):
+            v = mul_by_quantized_multiplier(q - i.quant.zp, mult, shift) + o.quant.zp
+            lut[q & 0xFF] = max(lo, min(hi, v))
+        return Quantize(lut=None, lut16=lut, macs=o.size)
+    fields = {
+        "size": i.size,
+        "in_zp": i.quant.zp,
+        "mult": mult,
+        "shift": shift,
+        "out_zp": o.quant.zp,
+        "out_min": lo,
+        "out_max": hi,
+    }
+    return Quantize(lut=None, fields=tuple(fields.items()), macs=o.size)
 
 
 @register
@@ -47,13 +86,20 @@ class QuantizeOp(Operator):
     def prepare(self, op: Op, g: Graph) -> Quantize:
         _one_in_one_out(op)
         i, o = inp(op, g), out(op, g)
+        pair = (i.dtype, o.dtype)
+        if pair in (("int8", "int16"), ("int16", "int8"), ("int16", "int16")):
+            return _requantize(op, g)
+        if o.dtype == "int16":
+            raise fail(op, f"{i.dtype} -> int16 quantization is not supported (int8, int16 only)")
         require_int8(op, g, [o.id], "output")
         positive_scales(op, o)
         if i.dtype == "int8":
             require_int8(op, g, [i.id], "input")
             positive_scales(op, i)
         elif i.dtype != "float32":
-            raise fail(op, f"{i.dtype} -> int8 quantization is not supported (float32, int8 only)")
+            raise fail(
+                op, f"{i.dtype} -> int8 quantization is not supported (float32, int8, int16 only)"
+            )
         _same_size(op, g)
         if i.dtype != "int8":
             return Quantize(lut=None)
@@ -62,6 +108,16 @@ class QuantizeOp(Operator):
     def lower(self, op: Op, g: Graph, d: Quantize, ctx: LowerCtx, choice: Choice) -> str:
         if d.lut is not None:
             return lut_call(op, g, ctx, d.lut)
+        args = f"{ctx.ptr(op.inputs[0])}, {ctx.ptr(op.outputs[0], const=False)}"
+        if d.lut16 is not None:
+            sym = ctx.array("lut_s16", "int16_t", d.lut16)
+            p = ctx.params("tc_lut16_params_t", {"size": inp(op, g).size, "lut": sym})
+            return f"tc_lut_s8_s16({p}, {args});"
+        if d.fields:
+            p = ctx.params("tc_requantize_params_t", dict(d.fields))
+            return (
+                f"tc_requantize_s16_{'s8' if out(op, g).dtype == 'int8' else 's16'}({p}, {args});"
+            )
         i, o = inp(op, g), out(op, g)
         bits = struct.unpack("<I", struct.pack("<f", o.quant.s))[0]
         p = ctx.params(

@@ -1,7 +1,8 @@
 """Buffer requests from a schedule: which tensors share a buffer, and when each buffer lives.
 
 A buffer lives from the step writing it to the last step reading it (graph inputs from step 0,
-graph outputs to the end); an op's inputs, outputs and scratch coexist at its step. Tensors
+graph outputs to the end); an op's inputs, outputs and scratch coexist at its step. Variable
+tensors (state) get no buffer here: they live in the state region (``plan.state_region``). Tensors
 share a buffer (cost nothing extra) when:
 
 - the op is an alias (reshape): its output is its input's bytes;
@@ -42,7 +43,7 @@ def last_uses(g: Graph, steps: list[Step]) -> dict[int, int]:
     last: dict[int, int] = {}
     for s, st in enumerate(steps):
         for tid in st.op.inputs:
-            if tid >= 0 and not g.t(tid).is_const:
+            if tid >= 0 and not g.t(tid).is_const and not g.t(tid).variable:
                 last[tid] = s
     for tid in g.outputs:
         last[tid] = max(len(steps) - 1, 0)

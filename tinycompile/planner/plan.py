@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ..ir import Graph, validate
+from ..ir import Graph, Op, validate
 from ..ops import DEFAULT_CHOICE, Choice, Lowering, PreparedOp, lower, prepare_graph
-from .allocator import Allocator, Buffer, default_allocator, live_bytes
+from .allocator import Allocator, Buffer, align, default_allocator, live_bytes
 from .lifetimes import Step, lifetimes
 from .schedule import best_schedule
 
@@ -36,10 +36,17 @@ class Plan:
     peak_bytes: int
     peak_step: int
     choices: dict[int, Choice]  # op index -> the planner's choice (absent: the default)
+    state: dict[int, int] = field(default_factory=dict)  # variable tensor id -> state offset
+    state_bytes: int = 0  # the state region: a static buffer of its own, never in the arena
 
     @property
     def flash_bytes(self) -> int:
         return self.lowering.flash_bytes
+
+    @property
+    def sram_bytes(self) -> int:
+        """Arena plus state: the model's SRAM."""
+        return self.arena_bytes + self.state_bytes
 
     def offset(self, tid: int) -> int:
         return self.buffers[self.storage[tid]].offset
@@ -154,6 +161,31 @@ def finish(g: Graph, prepared: list[PreparedOp], choices: dict[int, Choice], lay
     peak = lay.peak_bytes
     peak_step = lay.live.index(peak) if lay.live else 0
     kept = {k: v for k, v in choices.items() if v != DEFAULT_CHOICE}
+    state, state_bytes = state_region(g, [p.op for p in prepared])
     return Plan(
-        g, low, lay.order, lay.buffers, lay.storage, layers, lay.arena_bytes, peak, peak_step, kept
+        g,
+        low,
+        lay.order,
+        lay.buffers,
+        lay.storage,
+        layers,
+        lay.arena_bytes,
+        peak,
+        peak_step,
+        kept,
+        state,
+        state_bytes,
     )
+
+
+def state_region(g: Graph, ops: list[Op]) -> tuple[dict[int, int], int]:
+    """Offsets of the variable tensors the ops read (by tensor id, aligned) in the state
+    region, and its size. State lives for the program's lifetime: it has no place in the
+    arena's lifetimes."""
+    offsets: dict[int, int] = {}
+    size = 0
+    used = sorted({t for op in ops for t in op.inputs if t >= 0 and g.t(t).variable})
+    for tid in used:
+        offsets[tid] = size
+        size += align(g.t(tid).nbytes)
+    return offsets, size

@@ -9,9 +9,19 @@ from collections.abc import Callable
 from ..ir import Graph, Op
 
 
-def _deps(ops: list[Op]) -> list[set[int]]:
+def _deps(g: Graph, ops: list[Op]) -> list[set[int]]:
+    """Each op's predecessors: the producers of its inputs, and the previous reader of each
+    variable tensor it reads (state updates keep the model's order)."""
     prod = {tid: i for i, op in enumerate(ops) for tid in op.outputs}
-    return [{prod[t] for t in op.inputs if t in prod} for op in ops]
+    deps = [{prod[t] for t in op.inputs if t in prod} for op in ops]
+    last_reader: dict[int, int] = {}
+    for i, op in enumerate(ops):
+        for t in op.inputs:
+            if t >= 0 and g.t(t).variable:
+                if t in last_reader and last_reader[t] != i:
+                    deps[i].add(last_reader[t])
+                last_reader[t] = i
+    return deps
 
 
 def _greedy(g: Graph, ops: list[Op], deps: list[set[int]], prefer_depth: bool) -> list[int]:
@@ -34,6 +44,7 @@ def _greedy(g: Graph, ops: list[Op], deps: list[set[int]], prefer_depth: bool) -
                 for t in set(op.inputs)
                 if t >= 0
                 and not g.t(t).is_const
+                and not g.t(t).variable
                 and remaining.get(t, 0) == 1
                 and t not in g.outputs
             )
@@ -54,7 +65,7 @@ def best_schedule(g: Graph, ops: list[Op], arena_of: Callable[[list[int]], int])
     as ``arena_of`` measures it, is smallest."""
     n = len(ops)
     base = list(range(n))
-    deps = _deps(ops)
+    deps = _deps(g, ops)
     if all(deps[i] <= {i - 1} for i in range(n)):
         return base  # a chain: only one order
     candidates = [base, _greedy(g, ops, deps, False), _greedy(g, ops, deps, True)]

@@ -24,7 +24,7 @@ class CompareReport:
 
     model: str
     samples: int
-    mismatches: int  # differing bytes over outputs (and layers when compared)
+    mismatches: int  # differing bytes over outputs (and layers and state when compared)
     max_abs_diff: float
     output_mismatches: int
     layers: list[dict] = field(default_factory=list)
@@ -32,6 +32,7 @@ class CompareReport:
     reference_outputs: list[np.ndarray] = field(default_factory=list)
     profile: dict | None = None  # emulator runs: instructions per inference and per layer
     build_text: str = ""  # board runs: the size report
+    state: list[dict] = field(default_factory=list)  # per variable tensor, after every sample
 
     @property
     def ok(self) -> bool:
@@ -49,6 +50,12 @@ class CompareReport:
             f"{la['mismatches']} bytes differ"
             f" (max |diff| {la['max_abs_diff']:g})"
             for la in bad[:10]
+        ]
+        lines += [
+            f"  state tensor {x['tensor']}: {x['mismatches']} bytes differ"
+            f" (max |diff| {x['max_abs_diff']:g})"
+            for x in self.state
+            if x["mismatches"]
         ]
         return "\n".join(lines)
 
@@ -88,7 +95,7 @@ def compare_plan(
             res = run_board(p, project, board, xs, debug_layers=layers)
     prof = profile_of(res, p) if res.emulator is not None else None
     build_text = str(res.firmware.size) if res.firmware is not None else ""
-    tids = [op.outputs[0] for op in steps] if layers else None
+    tids = [op.outputs[0] for op in steps] + sorted(p.state) if layers else None
     ref = run_tflm(model, xs, tensor_ids=tids, n_outputs=len(g.outputs))
     mism = 0
     maxd = 0.0
@@ -115,6 +122,34 @@ def compare_plan(
             )
             mism += m
             maxd = max(maxd, d)
+    srep = _compare_state(p, res, ref.tensors) if layers else []
+    for x in srep:
+        mism += x["mismatches"]
+        maxd = max(maxd, x["max_abs_diff"])
     return CompareReport(
-        str(model), xs[0].shape[0], mism, maxd, out_m, lrep, res, ref.outputs, prof, build_text
+        str(model),
+        xs[0].shape[0],
+        mism,
+        maxd,
+        out_m,
+        lrep,
+        res,
+        ref.outputs,
+        prof,
+        build_text,
+        srep,
     )
+
+
+def _compare_state(p: Plan, res: RunResult, ref: list[dict[int, np.ndarray]]) -> list[dict]:
+    """Every variable tensor after every sample against TFLM's."""
+    rows = []
+    for tid, off in sorted(p.state.items()):
+        t = p.graph.t(tid)
+        assert res.state is not None, "a debug run of a model with state dumps its state"
+        raw = np.ascontiguousarray(res.state[:, off : off + t.nbytes])
+        mine = raw.view(t.dtype).reshape(len(ref), -1)
+        theirs = np.concatenate([s[tid].reshape(1, -1) for s in ref], axis=0)
+        m, d = diff(mine, theirs)
+        rows.append({"tensor": tid, "mismatches": m, "max_abs_diff": d})
+    return rows

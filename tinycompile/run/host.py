@@ -21,7 +21,7 @@ def sample_bytes(p: Plan, *, debug_layers: bool, profile: bool) -> int:
     g = p.graph
     n = sum(g.t(t).nbytes for t in g.outputs)
     if debug_layers:
-        n += sum(g.t(p.lowering.ops[i].op.outputs[0]).nbytes for i in p.order)
+        n += sum(g.t(p.lowering.ops[i].op.outputs[0]).nbytes for i in p.order) + p.state_bytes
     return n + (4 * (len(p.order) + 1) if profile else 0)
 
 

@@ -26,7 +26,8 @@ def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
     xs = []
     for tid in g.inputs:
         t = g.t(tid)
-        shape = (n, *t.shape[1:]) if t.shape else (n,)
+        # one sample is the whole tensor: a leading 1 is the batch axis, a larger batch stays
+        shape = (n, *t.shape[1:]) if t.shape and t.shape[0] == 1 else (n, *t.shape)
         if t.dtype == "int8":
             xs.append(rng.integers(-128, 128, size=shape, dtype=np.int8))
         elif t.dtype == "float32":

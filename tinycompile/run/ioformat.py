@@ -1,6 +1,7 @@
 """The binary format shared with firmware/runtime/tc_runner.c: tc_in.bin (sample count, then
 each sample's inputs) and tc_out.bin (per sample: layer outputs when debugging, graph outputs,
-tick counts when profiling), all little-endian; and the RunResult read back from it."""
+the state region when debugging, tick counts when profiling), all little-endian; and the
+RunResult read back from it."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ class RunResult:
     outputs: list[np.ndarray]  # per graph output, batch on axis 0
     layers: list[np.ndarray] = field(default_factory=list)  # per layer, batch on axis 0
     ticks: np.ndarray | None = None  # (samples, layers + 1): per layer, then whole invoke
+    state: np.ndarray | None = None  # debug runs: (samples, state bytes) after each sample
     emulator: EmulatorResult | None = None  # emulator runs
     firmware: FirmwareBuild | None = None  # board runs
 
@@ -69,7 +71,7 @@ def unpack_outputs(p: Plan, data: bytes, n: int, *, debug_layers: bool, profile:
     out_t = [g.t(t) for t in g.outputs]
     per = sum(t.nbytes for t in out_t)
     if debug_layers:
-        per += sum(t.nbytes for t in layer_t)
+        per += sum(t.nbytes for t in layer_t) + p.state_bytes
     if profile:
         per += 4 * (len(steps) + 1)
     if len(data) != per * n:
@@ -85,6 +87,7 @@ def unpack_outputs(p: Plan, data: bytes, n: int, *, debug_layers: bool, profile:
     layers: list[list[np.ndarray]] = [[] for _ in steps]
     outs: list[list[np.ndarray]] = [[] for _ in out_t]
     ticks = []
+    states = []
     off = 0
     for _ in range(n):
         if debug_layers:
@@ -94,6 +97,9 @@ def unpack_outputs(p: Plan, data: bytes, n: int, *, debug_layers: bool, profile:
         for k, t in enumerate(out_t):
             a, off = take(mv, off, t)
             outs[k].append(a)
+        if debug_layers and p.state_bytes:
+            states.append(np.frombuffer(mv[off : off + p.state_bytes], dtype=np.uint8))
+            off += p.state_bytes
         if profile:
             ticks.append(np.frombuffer(mv[off : off + 4 * (len(steps) + 1)], dtype="<u4"))
             off += 4 * (len(steps) + 1)
@@ -101,4 +107,5 @@ def unpack_outputs(p: Plan, data: bytes, n: int, *, debug_layers: bool, profile:
         outputs=[np.concatenate(o, axis=0) if o else np.zeros(0) for o in outs],
         layers=[np.concatenate(la, axis=0) for la in layers] if debug_layers else [],
         ticks=np.stack(ticks).astype(np.int64) if profile else None,
+        state=np.stack(states) if states else None,
     )

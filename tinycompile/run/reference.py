@@ -44,7 +44,10 @@ def run_tflm(
 ) -> ReferenceResult:
     """Run TFLM on a batch (``inputs[i]`` has the batch on axis 0, one sample per invoke).
 
-    With ``tensor_ids``, also return those intermediate tensors for every sample.
+    The samples run in order through one interpreter that is never reset between them, so
+    variable tensors (state) carry over from one sample to the next, as in the compiled
+    model's runner. With ``tensor_ids``, also return those tensors (intermediates, or variable
+    tensors: the state after the sample) for every sample.
     """
     require_reference()
     from tflite_micro.python.tflite_micro import runtime
@@ -62,12 +65,12 @@ def run_tflm(
         n_outputs = _count_outputs(interp)
     for s in range(n):
         for i, x in enumerate(inputs):
-            interp.set_input(x[s : s + 1], i)
+            shape = interp.get_input_details(i)["shape"]
+            interp.set_input(x[s : s + 1].reshape(shape), i)
         interp.invoke()
         outs.append([np.array(interp.get_output(j)) for j in range(n_outputs)])
         if tensor_ids:
             tensors.append({t: np.array(interp.GetTensor(t, 0)["tensor_data"]) for t in tensor_ids})
-        interp.reset()
     outputs = [np.concatenate([o[j] for o in outs], axis=0) for j in range(n_outputs)]
     return ReferenceResult(outputs=outputs, tensors=tensors)
 

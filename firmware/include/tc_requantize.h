@@ -1,0 +1,32 @@
+/* tinycompile runtime: QUANTIZE between int8 and int16 (requantization).
+ * Kernels: firmware/kernels/tc_requantize.c.
+ *
+ * Semantics of TensorFlow Lite Micro's reference_ops::Requantize (quantize_common.cc):
+ * out = clamp(MultiplyByQuantizedMultiplier(in - in_zp, mult, shift) + out_zp) to the output
+ * type. int8 -> int16 is a 256-entry table computed at compile time; int16 inputs compute.
+ */
+#ifndef TC_REQUANTIZE_H
+#define TC_REQUANTIZE_H
+
+#include <stdint.h>
+
+typedef struct {
+    int32_t size;
+    int32_t in_zp;
+    int32_t mult, shift;
+    int32_t out_zp;
+    int32_t out_min, out_max;
+} tc_requantize_params_t;
+
+typedef struct {
+    int32_t size;
+    const int16_t *lut; /* 256 entries, lut[(uint8_t)x] */
+} tc_lut16_params_t;
+
+void tc_requantize_s16_s8(const tc_requantize_params_t *p, const int16_t *in, int8_t *out);
+/* may run in place (out == in) */
+void tc_requantize_s16_s16(const tc_requantize_params_t *p, const int16_t *in, int16_t *out);
+/* out[i] = lut[(uint8_t)in[i]] */
+void tc_lut_s8_s16(const tc_lut16_params_t *p, const int8_t *in, int16_t *out);
+
+#endif /* TC_REQUANTIZE_H */
