@@ -57,7 +57,7 @@ lint: $(STAMP)
 
 models: $(STAMP)  # regenerate the committed test models (needs tensorflow-cpu and scikit-learn)
 	$(PY) -m pip install -q -e '.[models]'
-	for m in tests/modelgen/ops_*.py tests/modelgen/whole_models.py; do \
+	for m in tests/modelgen/ops_*.py tests/modelgen/whole_models.py tests/modelgen/real_models.py; do \
 	  $(PY) -m tests.modelgen.$$(basename $$m .py) || exit 1; done
 
 bench: $(STAMP)

@@ -1,4 +1,5 @@
-"""Compile-time and memory benchmark on the whole models (4 MLPerf Tiny networks + digits).
+"""Compile-time and memory benchmark on the whole models (4 MLPerf Tiny networks, digits and
+the 4 models of tests/models/real).
 
 Per model: plan and code generation time (median of 3 runs), the arena our plan places, the
 live-bytes lower bound of our schedule, weight flash (weights, biases, requantization tables),
@@ -28,6 +29,11 @@ MODELS = [
     ROOT / "tests" / "models" / f"{m}.tflite"
     for m in ("kws_dscnn", "vww_mobilenet", "ic_resnet8", "ad_autoencoder")
 ] + [ROOT / "examples" / "digits.tflite"]
+# models of the kinds users bring (tests/modelgen/real_models.py)
+MODELS += [
+    ROOT / "tests" / "models" / "real" / f"{m}.tflite"
+    for m in ("nchw_cnn", "mcunet_se", "tiny_det", "kws_svdf")
+]
 
 
 def _imports():
@@ -119,7 +125,7 @@ def format_table(rows: list[Row], repeats: int = 3) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("models", nargs="*", type=Path, help="default: the 5 whole models")
+    ap.add_argument("models", nargs="*", type=Path, help="default: the 9 whole models")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-bisect", action="store_true", help="skip TFLM arena bisection")
     args = ap.parse_args(argv)
