@@ -1,4 +1,5 @@
-"""Structural checks on a graph: single assignment, order, dtypes of graph inputs/outputs.
+"""Structural checks on a graph: single assignment, order, dtypes of graph inputs/outputs
+(int8 or float32; outputs may also be int32, the indices of ARG_MAX / ARG_MIN).
 
 Variable tensors (state, ``Tensor.variable``) are written by no op: the op reading one updates it
 in place. They count as produced, may not be graph inputs, outputs or op outputs, and their
@@ -60,13 +61,16 @@ def problems(g: Graph, skip: Collection[int] = ()) -> list[CompileError]:
             out.append(CompileError(f"graph output tensor {tid} is never produced"))
     for tid in sorted(set(g.inputs) | set(g.outputs)):
         t = g.t(tid)
-        if t.dtype not in ("int8", "float32"):
-            out.append(
-                CompileError(
-                    f"graph input/output tensor {tid} is {t.dtype}; only int8 and float32 are"
-                    " supported"
-                )
+        if t.dtype in ("int8", "float32"):
+            continue
+        if t.dtype == "int32" and tid in g.outputs and tid not in g.inputs:
+            continue  # indices (ARG_MAX / ARG_MIN): the usual tail of a classifier
+        out.append(
+            CompileError(
+                f"graph input/output tensor {tid} is {t.dtype}; only int8 and float32 are"
+                " supported (and int32 outputs)"
             )
+        )
     return out
 
 

@@ -280,3 +280,63 @@ def inv_sqrt_multiplier_exp(x: int, reverse_shift: int) -> tuple[int, int]:
         m = wrap32(m << -shift)
         shift = 0
     return m, shift * reverse_shift
+
+
+# ------------------------------------------------------------------ log(x) (LOG_SOFTMAX)
+
+_LOG_2 = 1488522236  # log(2) in Q0.31
+_SQRT_SQRT_HALF = 1805811301  # 0.5^(1/4) in Q0.31
+_ONE_QUARTER = 1 << 29  # Q0.31
+_ALPHA_N = 117049297  # 11/240 * 2^(1/4)
+_ALPHA_D = 127690142  # 1/20 * 2^(1/4)
+_ALPHA_I = 1057819769  # 2 / 2^(1/4) - 2^(1/4)
+_ALPHA_F = 638450708  # 1/4 * 2^(1/4)
+
+
+def clz32(x: int) -> int:
+    """Leading zeros of ``x`` as a uint32 (32 for 0)."""
+    return 32 - (x & 0xFFFFFFFF).bit_length()
+
+
+def saturating_add(a: int, b: int) -> int:
+    """int32 addition clamped to the int32 range (TFLite's SaturatingAddNonGemmlowp)."""
+    return max(INT32_MIN, min(INT32_MAX, a + b))
+
+
+def saturating_sub(a: int, b: int) -> int:
+    """int32 subtraction clamped to the int32 range (TFLite's SaturatingSub)."""
+    return max(INT32_MIN, min(INT32_MAX, a - b))
+
+
+def log_x_for_x_greater_than_or_equal_to_1(x: int, input_bits: int, output_bits: int) -> int:
+    """TFLite's log_x_for_x_greater_than_or_equal_to_1_impl: log(x) of a Q(input_bits) raw value
+    (x >= 1) as Q(output_bits): the power of two from the leading zeros (two candidates, a
+    quarter apart, via a sqrt(1/2) premultiply) plus a rational approximation of the rest."""
+    acc_bits = output_bits + 1
+    shifted_quarter = rescale(_ONE_QUARTER, 0, acc_bits)
+    z_a_headroom_plus_1 = clz32(x)
+    r_a_tmp = sat_mul_pot(x, z_a_headroom_plus_1 - 1)
+    r_a = sat_mul_pot(srdhm(r_a_tmp, _HALF_SQRT_2), 1)
+    z_a_pow_2_adj = saturating_add(
+        sat_mul_pot(input_bits - z_a_headroom_plus_1, 31 - acc_bits), shifted_quarter
+    )
+    z_b = srdhm(x, _HALF_SQRT_2)
+    z_b_headroom = clz32(z_b) - 1
+    r_b = sat_mul_pot(x, z_b_headroom)
+    z_b_pow_2_adj = saturating_sub(
+        sat_mul_pot(input_bits - z_b_headroom, 31 - acc_bits), shifted_quarter
+    )
+    r = min(r_a, r_b)
+    z_pow_2_adj = max(z_a_pow_2_adj, z_b_pow_2_adj)
+    p = rounding_half_sum(r, _SQRT_SQRT_HALF)
+    q = sub(r, _SQRT_SQRT_HALF)
+    q = add(q, q)
+    common_sq = srdhm(q, q)
+    num = add(srdhm(q, r), srdhm(srdhm(q, common_sq), _ALPHA_N))
+    denom_minus_one = add(
+        srdhm(p, add(add(_ALPHA_I, q), srdhm(_ALPHA_D, common_sq))), srdhm(_ALPHA_F, q)
+    )
+    recip_denom = one_over_one_plus_x_for_x_in_0_1(denom_minus_one)
+    num_scaled = rescale(num, 0, acc_bits)
+    total = add(srdhm(z_pow_2_adj, _LOG_2), srdhm(num_scaled, recip_denom))
+    return rescale(total, acc_bits, output_bits)
