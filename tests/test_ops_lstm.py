@@ -147,6 +147,9 @@ def test_lstm_refusals() -> None:
     assert "cell_clip -1 is negative" in mutate(
         lambda g, op: op.attrs.__setitem__("cell_clip", -1.0)
     )
+    assert "only batch-1, batch-major" in mutate(
+        lambda g, op: op.attrs.__setitem__("time_major", True)
+    )
     assert "cell state is int8; int16 is needed" in mutate(
         lambda g, op: setattr(g.t(op.inputs[19]), "dtype", "int8")
     )
