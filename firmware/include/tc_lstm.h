@@ -29,6 +29,7 @@ typedef struct {
     const int8_t *r_input, *r_forget, *r_cell, *r_output; /* [units][units] */
     const int32_t *gate_mults;         /* [4][4] */
     const int32_t *gate_bias;          /* [2][4][units] */
+    const uint16_t *sigmoid_lut;       /* [256]: sigmoid(i / 24) in 0.16 (ops/lstm.py) */
 } tc_lstm_params_t;
 
 void tc_lstm_s8(const tc_lstm_params_t *p, const int8_t *in, int8_t *hidden, int16_t *cell,

@@ -6,37 +6,16 @@
  * gate for the whole row into four int16 arena buffers; every element depends only on the old
  * hidden row and the input, so here each unit's four gates, its cell update and its new hidden
  * value are computed together and the new hidden row is built in the output slice TFLM copies
- * it to, then copied to the hidden state: the same values, no scratch. The sigmoid table is
- * TFLite's sigmoid_table_uint16 (sigmoid(i / 24) in 0.16, 256 tuned entries, not a formula),
- * shared by sigmoid and tanh (tanh(x) = 2 sigmoid(2x) - 1). No fast path.
+ * it to, then copied to the hidden state: the same values, no scratch. Sigmoid and tanh
+ * (tanh(x) = 2 sigmoid(2x) - 1) interpolate linearly in one 256-entry table of sigmoid(i / 24)
+ * in 0.16 fixed point, computed at compile time (ops/tables.py: sigmoid_interp_table) and
+ * passed in the params. No fast path.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "tc_lstm.h"
 #include "tc_qmath.h"
-
-static const uint16_t tc_sigmoid_lut[256] = {
-    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794,
-    41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443,
-    48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169, 53581, 53983, 54374,
-    54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433, 57724, 58007, 58280, 58544,
-    58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110, 61279,
-    61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990,
-    63090, 63186, 63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030,
-    64090, 64148, 64204, 64257, 64308, 64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652,
-    64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900, 64926, 64950, 64974, 64997, 65019,
-    65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234,
-    65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360,
-    65367, 65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433,
-    65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476,
-    65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498, 65500, 65501,
-    65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513, 65514, 65515, 65516,
-    65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
-    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529,
-    65529, 65530, 65530, 65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532,
-    65532, 65532, 65532, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65534, 65534,
-    65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535};
 
 static int32_t tc_sat16(int32_t x)
 {
@@ -50,7 +29,7 @@ static int32_t tc_asr(int32_t x, int s)
 }
 
 /* Logistic of a Q3.12 value, Q0.15 out (reference_integer_ops::Logistic, power-of-two scale). */
-static int16_t tc_sigmoid_q12(int32_t x)
+static int16_t tc_sigmoid_q12(const uint16_t *lut, int32_t x)
 {
     const int32_t v = x * 3;
     const uint32_t a = (uint32_t)(v < 0 ? -v : v);
@@ -59,7 +38,7 @@ static int16_t tc_sigmoid_q12(int32_t x)
     if (uh >= 255u) {
         r = 0x7FFFu << 10;
     } else {
-        const uint32_t ua = tc_sigmoid_lut[uh], ub = tc_sigmoid_lut[uh + 1u];
+        const uint32_t ua = lut[uh], ub = lut[uh + 1u];
         r = (ua << 9) + (a & 0x1FFu) * (ub - ua);
     }
     r = v >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
@@ -67,7 +46,7 @@ static int16_t tc_sigmoid_q12(int32_t x)
 }
 
 /* Tanh (reference_integer_ops::Tanh int16): input scaled by mult then a rounding right shift. */
-static int16_t tc_tanh16(int32_t x, int32_t mult, int32_t shift)
+static int16_t tc_tanh16(const uint16_t *lut, int32_t x, int32_t mult, int32_t shift)
 {
     const int32_t round = shift > 0 ? (int32_t)1 << (shift - 1) : 0;
     const int32_t v = tc_asr(x * mult + round, (int)shift);
@@ -77,7 +56,7 @@ static int16_t tc_tanh16(int32_t x, int32_t mult, int32_t shift)
     if (uh >= 255u) {
         r = 0xFFFF << 8;
     } else {
-        const uint32_t ua = tc_sigmoid_lut[uh], ub = tc_sigmoid_lut[uh + 1u];
+        const uint32_t ua = lut[uh], ub = lut[uh + 1u];
         r = (int32_t)((ua << 8) + (a & 0xFFu) * (ub - ua));
     }
     r = v >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
@@ -118,12 +97,12 @@ void tc_lstm_s8(const tc_lstm_params_t *p, const int8_t *in, int8_t *hidden, int
             const int8_t *x = in + row * D;
             int8_t *o = out + row * U;
             for (int32_t j = 0; j < U; j++) {
-                const int32_t ig = tc_sigmoid_q12(tc_gate(p, 0, p->w_input, p->r_input, x, h, j));
+                const int32_t ig = tc_sigmoid_q12(p->sigmoid_lut, tc_gate(p, 0, p->w_input, p->r_input, x, h, j));
                 const int32_t fg =
-                    tc_sigmoid_q12(tc_gate(p, 1, p->w_forget, p->r_forget, x, h, j));
-                const int32_t cg = tc_tanh16(tc_gate(p, 2, p->w_cell, p->r_cell, x, h, j), 3, 0);
+                    tc_sigmoid_q12(p->sigmoid_lut, tc_gate(p, 1, p->w_forget, p->r_forget, x, h, j));
+                const int32_t cg = tc_tanh16(p->sigmoid_lut, tc_gate(p, 2, p->w_cell, p->r_cell, x, h, j), 3, 0);
                 const int32_t og =
-                    tc_sigmoid_q12(tc_gate(p, 3, p->w_output, p->r_output, x, h, j));
+                    tc_sigmoid_q12(p->sigmoid_lut, tc_gate(p, 3, p->w_output, p->r_output, x, h, j));
                 /* the gates are Q0.15 (sigmoid) or signed Q0.15 (tanh): products fit int32 */
                 const int32_t keep =
                     tc_sat16(tc_requant(fg * c[j], p->forget_mult, p->forget_shift));
@@ -133,7 +112,7 @@ void tc_lstm_s8(const tc_lstm_params_t *p, const int8_t *in, int8_t *hidden, int
                     cj = tc_clamp(cj, -p->cell_clip, p->cell_clip);
                 }
                 c[j] = (int16_t)cj;
-                const int32_t th = tc_tanh16(cj, p->tanh_mult, p->tanh_shift);
+                const int32_t th = tc_tanh16(p->sigmoid_lut, cj, p->tanh_mult, p->tanh_shift);
                 const int32_t hv =
                     tc_requant(th * og, p->hidden_mult, p->hidden_shift) + p->hidden_zp;
                 o[j] = (int8_t)tc_clamp(hv, -128, 127);

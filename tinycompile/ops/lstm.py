@@ -30,6 +30,7 @@ from ..ir import Graph, Op, Tensor
 from ..quant.qmath import quantize_multiplier
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import fused_activation, inp, out, positive_scales
+from .tables import sigmoid_interp_table
 
 GATES = ("input", "forget", "cell", "output")
 Q3_12 = 2.0**-12  # the gates' pre-activation scale (nonlinear_input_scale)
@@ -211,6 +212,7 @@ class LstmOp(Operator):
             fields[f"r_{gate}"] = ctx.ptr(op.inputs[5 + k])
         fields["gate_mults"] = ctx.array("lstm_mults", "int32_t", d.gate_mults.reshape(-1))
         fields["gate_bias"] = ctx.array("lstm_bias", "int32_t", d.gate_bias.reshape(-1))
+        fields["sigmoid_lut"] = ctx.array("sigmoid_lut", "uint16_t", sigmoid_interp_table())
         p = ctx.params("tc_lstm_params_t", fields)
         return (
             f"tc_lstm_s8({p}, {ctx.ptr(op.inputs[0])}, {ctx.ptr(op.inputs[18], const=False)}, "
