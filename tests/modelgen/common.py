@@ -24,15 +24,20 @@ def to_int8_tflite(
     *,
     per_channel: bool = True,
     float_io: bool = False,
+    trackable=None,
 ) -> bytes:
-    """Convert a Keras model (or a tf.function's concrete function) to an int8 TFLite model."""
+    """Convert a Keras model (or a tf.function's concrete function) to an int8 TFLite model.
+
+    ``trackable`` (the tf.Module owning a concrete function) selects the saved-model conversion
+    path, which keeps annotated functions (an LSTM's ``api_implements``) for the converter to
+    fuse instead of inlining them."""
     import tensorflow as tf
 
     if hasattr(model, "get_concrete_function") or isinstance(
         model, tf.types.experimental.ConcreteFunction
     ):
         cf = model if not hasattr(model, "get_concrete_function") else model.get_concrete_function()
-        conv = tf.lite.TFLiteConverter.from_concrete_functions([cf])
+        conv = tf.lite.TFLiteConverter.from_concrete_functions([cf], trackable)
     else:
         conv = tf.lite.TFLiteConverter.from_keras_model(model)
     conv.optimizations = [tf.lite.Optimize.DEFAULT]

@@ -189,3 +189,27 @@ def softmax_rows(x: np.ndarray, exp_table: np.ndarray) -> np.ndarray:
             v = fp.rounding_divide_by_pot(fp.srdhm(scale, e), exponent) - 128
             y[r, c] = max(-128, min(127, v))
     return y.reshape(x.shape)
+
+
+def sigmoid_interp_table() -> np.ndarray:
+    """The 256-entry table TFLite's int16 sigmoid and tanh interpolate in (LSTM gates):
+    sigmoid(i / 24) in 0.16 fixed point, each entry moved off the curve by half the linear
+    interpolation's error at the midpoints of its segments (the mean of the two, inside), so that
+    the interpolation error is centred, then rounded; the last entry saturates at 1.0 (0xFFFF).
+    Derived here from that description; tests/test_ops_lstm.py checks the LSTM it drives bit for
+    bit against TFLM. Every value sits at least 1e-4 from a rounding boundary (checked below), far
+    beyond float64's error here, so the evaluation cannot flip an entry."""
+    x = np.arange(256, dtype=np.float64) / 24.0
+    sig = 65536.0 / (1.0 + np.exp(-x))
+    mid = 65536.0 / (1.0 + np.exp(-(np.arange(255, dtype=np.float64) + 0.5) / 24.0))
+    half_err = (mid - (sig[:-1] + sig[1:]) / 2.0) / 2.0
+    shift = np.zeros(256)
+    shift[:-1] += half_err
+    shift[1:] += half_err
+    shift[1:-1] /= 2.0
+    v = sig + shift
+    frac = np.abs(v - np.floor(v) - 0.5)
+    assert float(frac[:-1].min()) > 1e-4, "an entry sits on a rounding boundary"
+    t = np.round(v)
+    t[-1] = 65535.0
+    return np.minimum(t, 65535.0).astype(np.uint16)

@@ -1,0 +1,123 @@
+/* tinycompile runtime: UNIDIRECTIONAL_SEQUENCE_LSTM, int8 x int8 -> int16 cell (tc_lstm_s8; see
+ * tc_lstm.h).
+ *
+ * Matches TensorFlow Lite Micro's integer LSTM (lstm_eval.h/.cc: LstmStep with the reference
+ * FullyConnected, AddElementWise, Logistic/Tanh int16 and MulElementwise). TFLM computes each
+ * gate for the whole row into four int16 arena buffers; every element depends only on the old
+ * hidden row and the input, so here each unit's four gates, its cell update and its new hidden
+ * value are computed together and the new hidden row is built in the output slice TFLM copies
+ * it to, then copied to the hidden state: the same values, no scratch. Sigmoid and tanh
+ * (tanh(x) = 2 sigmoid(2x) - 1) interpolate linearly in one 256-entry table of sigmoid(i / 24)
+ * in 0.16 fixed point, computed at compile time (ops/tables.py: sigmoid_interp_table) and
+ * passed in the params. No fast path.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "tc_lstm.h"
+#include "tc_qmath.h"
+
+static int32_t tc_sat16(int32_t x)
+{
+    return tc_clamp(x, -32768, 32767);
+}
+
+/* x >> s rounding toward minus infinity (an arithmetic shift), portable for negative x. */
+static int32_t tc_asr(int32_t x, int s)
+{
+    return x >= 0 ? x >> s : -(int32_t)(~(uint32_t)x >> s) - 1;
+}
+
+/* Logistic of a Q3.12 value, Q0.15 out (reference_integer_ops::Logistic, power-of-two scale). */
+static int16_t tc_sigmoid_q12(const uint16_t *lut, int32_t x)
+{
+    const int32_t v = x * 3;
+    const uint32_t a = (uint32_t)(v < 0 ? -v : v);
+    const uint32_t uh = a >> 9;
+    uint32_t r;
+    if (uh >= 255u) {
+        r = 0x7FFFu << 10;
+    } else {
+        const uint32_t ua = lut[uh], ub = lut[uh + 1u];
+        r = (ua << 9) + (a & 0x1FFu) * (ub - ua);
+    }
+    r = v >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
+    return (int16_t)(r >> 10);
+}
+
+/* Tanh (reference_integer_ops::Tanh int16): input scaled by mult then a rounding right shift. */
+static int16_t tc_tanh16(const uint16_t *lut, int32_t x, int32_t mult, int32_t shift)
+{
+    const int32_t round = shift > 0 ? (int32_t)1 << (shift - 1) : 0;
+    const int32_t v = tc_asr(x * mult + round, (int)shift);
+    const uint32_t a = (uint32_t)(v < 0 ? -v : v);
+    const uint32_t uh = a >> 8;
+    int32_t r;
+    if (uh >= 255u) {
+        r = 0xFFFF << 8;
+    } else {
+        const uint32_t ua = lut[uh], ub = lut[uh + 1u];
+        r = (int32_t)((ua << 8) + (a & 0xFFu) * (ub - ua));
+    }
+    r = v >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
+    return (int16_t)tc_asr(r, 8);
+}
+
+static int32_t tc_dot(const int8_t *w, const int8_t *x, int32_t n, int32_t acc)
+{
+    uint32_t s = (uint32_t)acc;
+    for (int32_t k = 0; k < n; k++) {
+        s += (uint32_t)((int32_t)w[k] * (int32_t)x[k]);
+    }
+    return (int32_t)s;
+}
+
+/* One gate's pre-activation for unit j: clamp16 of each requantized FC, then a saturating add. */
+static int32_t tc_gate(const tc_lstm_params_t *p, int32_t k, const int8_t *w, const int8_t *r,
+                       const int8_t *x, const int8_t *h, int32_t j)
+{
+    const int32_t U = p->units, D = p->input_size;
+    const int32_t *m = p->gate_mults + 4 * k;
+    const int32_t ai = tc_dot(w + j * D, x, D, p->gate_bias[k * U + j]);
+    const int32_t ar = tc_dot(r + j * U, h, U, p->gate_bias[(4 + k) * U + j]);
+    const int32_t vi = tc_sat16(tc_requant(ai, m[0], m[1]));
+    const int32_t vr = tc_sat16(tc_requant(ar, m[2], m[3]));
+    return tc_sat16(vi + vr);
+}
+
+void tc_lstm_s8(const tc_lstm_params_t *p, const int8_t *in, int8_t *hidden, int16_t *cell,
+                int8_t *out)
+{
+    const int32_t B = p->batches, T = p->steps, D = p->input_size, U = p->units;
+    for (int32_t b = 0; b < B; b++) {
+        int8_t *h = hidden + b * U;
+        int16_t *c = cell + b * U;
+        for (int32_t t = 0; t < T; t++) {
+            const int32_t row = p->time_major ? t * B + b : b * T + t;
+            const int8_t *x = in + row * D;
+            int8_t *o = out + row * U;
+            for (int32_t j = 0; j < U; j++) {
+                const int32_t ig = tc_sigmoid_q12(p->sigmoid_lut, tc_gate(p, 0, p->w_input, p->r_input, x, h, j));
+                const int32_t fg =
+                    tc_sigmoid_q12(p->sigmoid_lut, tc_gate(p, 1, p->w_forget, p->r_forget, x, h, j));
+                const int32_t cg = tc_tanh16(p->sigmoid_lut, tc_gate(p, 2, p->w_cell, p->r_cell, x, h, j), 3, 0);
+                const int32_t og =
+                    tc_sigmoid_q12(p->sigmoid_lut, tc_gate(p, 3, p->w_output, p->r_output, x, h, j));
+                /* the gates are Q0.15 (sigmoid) or signed Q0.15 (tanh): products fit int32 */
+                const int32_t keep =
+                    tc_sat16(tc_requant(fg * c[j], p->forget_mult, p->forget_shift));
+                const int32_t add = tc_sat16(tc_requant(ig * cg, p->input_mult, p->input_shift));
+                int32_t cj = tc_sat16(keep + add);
+                if (p->cell_clip > 0) {
+                    cj = tc_clamp(cj, -p->cell_clip, p->cell_clip);
+                }
+                c[j] = (int16_t)cj;
+                const int32_t th = tc_tanh16(p->sigmoid_lut, cj, p->tanh_mult, p->tanh_shift);
+                const int32_t hv =
+                    tc_requant(th * og, p->hidden_mult, p->hidden_shift) + p->hidden_zp;
+                o[j] = (int8_t)tc_clamp(hv, -128, 127);
+            }
+            memcpy(h, o, (size_t)U);
+        }
+    }
+}

@@ -1,0 +1,158 @@
+"""UNIDIRECTIONAL_SEQUENCE_LSTM (int8, int16 cell state): the converted models hold what TFLM
+expects, sequences of inputs match TFLM step by step (outputs, every layer, both states after
+every input) on the host and in QEMU, the compile-time scales, and the configurations refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import MODELS
+
+from tinycompile import api
+from tinycompile.errors import CompileError
+from tinycompile.frontend.tflite import read_tflite
+from tinycompile.ops.base import decode, unit_of
+from tinycompile.ops.lstm import (
+    cell_scale_power,
+    fc_multiplier,
+    mul_multiplier,
+    quantized_cell_clip,
+    tanh_input_scaling,
+)
+from tinycompile.run.inputs import make_inputs
+
+LSTM = sorted((MODELS / "ops").glob("lstm_*.tflite"))
+STEPS = 24
+
+
+def _graph(name: str):
+    return read_tflite((MODELS / "ops" / f"{name}.tflite").read_bytes(), source=name)
+
+
+@pytest.mark.parametrize("path", LSTM, ids=lambda p: p.stem)
+def test_converted_model_is_tflm_integer_lstm(path: Path) -> None:
+    """The converter's fused op: int8 input/output, per-tensor int8 weights with zero point 0,
+    int32 biases, an int8 hidden state and an int16 cell state (zero point 0, a power-of-two
+    scale) as variable tensors, no peephole/projection/layer norm, TANH, cell_clip 10."""
+    g = read_tflite(path.read_bytes(), source=path.name)
+    (op,) = [o for o in g.ops if o.kind == "UNIDIRECTIONAL_SEQUENCE_LSTM"]
+    t = [g.t(i) if i >= 0 else None for i in op.inputs]
+    assert t[0].dtype == "int8" and g.t(op.outputs[0]).dtype == "int8"
+    for i in range(1, 9):
+        assert t[i].dtype == "int8" and t[i].is_const and not t[i].quant.per_channel
+        assert t[i].quant.zp == 0
+    assert all(t[i].dtype == "int32" for i in range(12, 16))
+    assert all(t[i] is None for i in (9, 10, 11, 16, 17, 20, 21, 22, 23))
+    assert t[18].variable and t[18].dtype == "int8"
+    assert t[19].variable and t[19].dtype == "int16" and t[19].quant.zp == 0
+    assert np.log2(t[19].quant.s) == round(np.log2(t[19].quant.s))  # a power of two
+    decode(g)
+    assert op.attrs["activation"] == "TANH" and op.attrs["cell_clip"] == 10.0
+    assert op.attrs["time_major"] is False
+
+
+def _tflm_outputs(path: Path, xs: np.ndarray, *, reset_each: bool) -> np.ndarray:
+    from tflite_micro.python.tflite_micro import runtime
+
+    it = runtime.Interpreter.from_file(str(path), arena_size=1 << 20)
+    shape = it.get_input_details(0)["shape"]
+    outs = []
+    for x in xs:
+        it.set_input(x.reshape(shape), 0)
+        it.invoke()
+        outs.append(np.array(it.get_output(0)))
+        if reset_each:
+            it.reset()
+    return np.stack(outs)
+
+
+@pytest.mark.parametrize("path", LSTM, ids=lambda p: p.stem)
+def test_lstm_sequence_matches_tflm_step_by_step(path: Path) -> None:
+    """24 inputs in order through one instance: every output, every layer and both states after
+    every input equal TFLM's (never reset); the state carries over (TFLM reset after every
+    input gives other outputs) and the outputs are alive (many distinct values)."""
+    r = api.compare(path, n=STEPS, seed=7)
+    assert r.ok, str(r)
+    assert r.samples == STEPS and len(r.state) == 2
+    assert all(s["mismatches"] == 0 for s in r.state)
+    state = r.result.state
+    assert state is not None and state.shape[0] == STEPS and np.any(state[-1] != state[0])
+    outs = r.result.outputs[0].reshape(STEPS, -1)
+    assert len(np.unique(outs)) > 20
+    xs = make_inputs(api.plan(path).graph, STEPS, 7)[0]
+    fresh = _tflm_outputs(path, xs, reset_each=True)
+    assert not np.array_equal(fresh.reshape(STEPS, -1), outs)
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize(
+    "board,name", [("stm32f746", "lstm_seq"), ("stm32f746", "lstm_last"), ("samd21", "lstm_last")]
+)
+def test_lstm_matches_tflm_in_qemu(board: str, name: str) -> None:
+    r = api.compare(MODELS / "ops" / f"{name}.tflite", n=STEPS, seed=3, board=board)
+    assert r.ok, str(r)
+    assert all(s["mismatches"] == 0 for s in r.state)
+
+
+def test_compile_time_scales() -> None:
+    """As TFLM's Prepare: FC multipliers into Q3.12 from double scale products, the inter-gate
+    Mul multipliers, CheckedLog2 of the cell scale, the tanh input scaling LstmTanh derives from
+    it and the truncated quantized cell clip."""
+    assert cell_scale_power(2.0**-15) == -15 and cell_scale_power(2.0**-11) == -11
+    assert tanh_input_scaling(-15) == (3, 3)  # (x * 3 + 4) >> 3
+    assert tanh_input_scaling(-12) == (3, 0)  # the gates' tanh
+    assert tanh_input_scaling(-11) == (6, 0)
+    assert quantized_cell_clip(10.0, 2.0**-15) == 32767
+    assert quantized_cell_clip(0.7, 2.0**-15) == 22937  # 22937.6 truncated
+    assert mul_multiplier(2.0**-15, 2.0**-15, 2.0**-15) == (1 << 30, -14)
+    assert fc_multiplier(0.5, 2.0**-12) == (1 << 30, 0)
+    g = _graph("lstm_seq")
+    decode(g)
+    d = unit_of(g.ops[0]).prepare(g.ops[0], g)
+    fields = dict(d.fields)
+    hs = g.t(g.ops[0].inputs[18])
+    assert (fields["hidden_mult"], fields["hidden_shift"]) == mul_multiplier(
+        2.0**-15, 2.0**-15, hs.quant.s
+    )
+    assert fields["hidden_zp"] == hs.quant.zp and fields["cell_clip"] == 32767
+    assert d.scratch == 0 and d.in_place_scratch is None
+
+
+def _refusal(g) -> str:
+    with pytest.raises(CompileError) as e:
+        api.plan(g)
+    return str(e.value)
+
+
+def test_lstm_refusals() -> None:
+    def mutate(fn) -> str:
+        g = _graph("lstm_seq")
+        fn(g, g.ops[0])
+        return _refusal(g)
+
+    assert "peephole (input 10) is not supported" in mutate(
+        lambda g, op: op.inputs.__setitem__(10, op.inputs[5])
+    )
+    assert "projection (input 16) is not supported" in mutate(
+        lambda g, op: op.inputs.__setitem__(16, op.inputs[5])
+    )
+    assert "CIFG (no input gate) is not supported" in mutate(
+        lambda g, op: op.inputs.__setitem__(1, -1)
+    )
+    assert "cell gate activation RELU is not supported" in mutate(
+        lambda g, op: op.attrs.__setitem__("activation", "RELU")
+    )
+    assert "cell_clip -1 is negative" in mutate(
+        lambda g, op: op.attrs.__setitem__("cell_clip", -1.0)
+    )
+    assert "only batch-1, batch-major" in mutate(
+        lambda g, op: op.attrs.__setitem__("time_major", True)
+    )
+    assert "cell state is int8; int16 is needed" in mutate(
+        lambda g, op: setattr(g.t(op.inputs[19]), "dtype", "int8")
+    )
+    assert "weights (input 6) have zero point 3" in mutate(
+        lambda g, op: setattr(g.t(op.inputs[6]).quant, "zero_point", np.array([3]))
+    )
