@@ -1,5 +1,6 @@
-/* tinycompile runtime, internal: the broadcast loop walker of the binary elementwise kernels in
- * tc_binary.c (SUB, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU). Not part of the public API.
+/* tinycompile runtime, internal: the broadcast loop walker of the binary elementwise kernels
+ * (tc_elementwise.c: ADD, MUL; tc_binary.c: SUB, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU).
+ * Not part of the public API.
  *
  * The compiler (tinycompile/ops/broadcast.py) merges the output shape into at most
  * TC_BCAST_MAX_DIMS loops, outermost first, with each input's element stride per loop (0 where

@@ -3,62 +3,13 @@
  *
  * Match TensorFlow Lite Micro's reference kernels (add.cc with reference/integer_ops/add.h,
  * mul.cc with reference/integer_ops/mul.h, elementwise and broadcast), requantizing with
- * tc_requant (tc_qmath.h). ADD and MUL share the broadcast loop walker, so they stay one family
- * file. No fast paths.
+ * tc_requant (tc_qmath.h). ADD and MUL share most of their code, so they stay one family file; the
+ * broadcast loop walker is tc_broadcast.h's. No fast paths.
  */
 #include "tc_elementwise.h"
 
+#include "tc_broadcast.h"
 #include "tc_qmath.h"
-
-/* One innermost row of a broadcast loop nest: n elements, input strides sx, sy (0 or 1 in
- * practice; any value works), contiguous output. */
-typedef void (*tc_ew_row_fn)(const void *p, int32_t n, const int8_t *x, int32_t sx,
-                             const int8_t *y, int32_t sy, int8_t *out);
-
-/* Walk the (merged) loop nest row by row. rank 0: one flat row of `size` elements. */
-static void tc_ew_broadcast(int32_t size, int32_t rank, const int32_t *dims, const int32_t *s1,
-                            const int32_t *s2, const int8_t *x, const int8_t *y, int8_t *out,
-                            tc_ew_row_fn row, const void *p)
-{
-    int32_t idx[TC_EW_MAX_DIMS];
-    int32_t off1 = 0;
-    int32_t off2 = 0;
-    int32_t inner;
-    int32_t rows;
-    int32_t r;
-    int d;
-
-    if (size <= 0) {
-        return;
-    }
-    if (rank <= 0) {
-        row(p, size, x, 1, y, 1, out);
-        return;
-    }
-    inner = dims[rank - 1];
-    if (inner <= 0) {
-        return;
-    }
-    rows = size / inner;
-    for (d = 0; d < rank; ++d) {
-        idx[d] = 0;
-    }
-    for (r = 0; r < rows; ++r) {
-        row(p, inner, x + off1, s1[rank - 1], y + off2, s2[rank - 1], out);
-        out += inner;
-        /* Advance the outer counters (odometer), innermost outer loop first. */
-        for (d = rank - 2; d >= 0; --d) {
-            off1 += s1[d];
-            off2 += s2[d];
-            if (++idx[d] < dims[d]) {
-                break;
-            }
-            off1 -= s1[d] * dims[d];
-            off2 -= s2[d] * dims[d];
-            idx[d] = 0;
-        }
-    }
-}
 
 /* ------------------------------------------------------------------------------------ ADD */
 
@@ -109,7 +60,7 @@ static void tc_add_row(const void *vp, int32_t n, const int8_t *x, int32_t sx, c
 
 void tc_add_s8(const tc_add_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out)
 {
-    tc_ew_broadcast(p->size, p->rank, p->dims, p->stride1, p->stride2, in1, in2, out, tc_add_row,
+    tc_bcast_walk(p->size, p->rank, p->dims, p->stride1, p->stride2, in1, in2, out, tc_add_row,
                     p);
 }
 
@@ -131,6 +82,6 @@ static void tc_mul_row(const void *vp, int32_t n, const int8_t *x, int32_t sx, c
 
 void tc_mul_s8(const tc_mul_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out)
 {
-    tc_ew_broadcast(p->size, p->rank, p->dims, p->stride1, p->stride2, in1, in2, out, tc_mul_row,
+    tc_bcast_walk(p->size, p->rank, p->dims, p->stride1, p->stride2, in1, in2, out, tc_mul_row,
                     p);
 }
