@@ -103,6 +103,8 @@ def test_compile_time_scales() -> None:
     assert cell_scale_power(2.0**-15) == -15 and cell_scale_power(2.0**-11) == -11
     assert tanh_input_scaling(-15) == (3, 3)  # (x * 3 + 4) >> 3
     assert tanh_input_scaling(-12) == (3, 0)  # the gates' tanh
+    assert tanh_input_scaling(-11) == (6, 0)  # a trained classifier's cell (tests/models/real)
+    assert tanh_input_scaling(-9) == (24, 0)
     assert tanh_input_scaling(-11) == (6, 0)
     assert quantized_cell_clip(10.0, 2.0**-15) == 32767
     assert quantized_cell_clip(0.7, 2.0**-15) == 22937  # 22937.6 truncated

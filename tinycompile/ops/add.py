@@ -19,6 +19,23 @@ from .common import fused_activation, inp, out
 LEFT_SHIFT = 20  # TFLM: 20 for int8 outputs (15 for int16)
 
 
+def rescale_fields(
+    op: Op, g: Graph, reals: tuple[float, float, float], lo: int, hi: int
+) -> tuple[tuple[str, int], ...]:
+    """The params of ADD-like kernels: offsets, the left shift, the two input and the output
+    rescale factors (``reals``: in1, in2, out, each in (0, 1)) as multipliers and shifts, the
+    output offset and the clamp."""
+    a, b, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
+    fields = {"in1_offset": -a.quant.zp, "in2_offset": -b.quant.zp, "left_shift": LEFT_SHIFT}
+    for name, real in zip(("in1", "in2", "out"), reals, strict=True):
+        if not 0.0 < real < 1.0:
+            raise fail(op, f"{name} rescale factor {real:g} outside (0, 1): scales unsupported")
+        m, s = quantize_multiplier_smaller_than_one(real)
+        fields.update({f"{name}_multiplier": m, f"{name}_shift": s})
+    fields.update(out_offset=o.quant.zp, act_min=lo, act_max=hi)
+    return tuple(fields.items())
+
+
 @dataclass(frozen=True, kw_only=True)
 class Add(Prepared):
     fields: tuple[tuple[str, int], ...]  # offsets, multipliers, shifts, clamp, in order
@@ -36,18 +53,12 @@ class AddOp(Operator):
         lo, hi = check_binary(op, g)
         a, b, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
         twice_max = 2.0 * max(a.quant.s, b.quant.s)
-        fields = {"in1_offset": -a.quant.zp, "in2_offset": -b.quant.zp, "left_shift": LEFT_SHIFT}
-        for name, real in (
-            ("in1", a.quant.s / twice_max),
-            ("in2", b.quant.s / twice_max),
-            ("out", twice_max / ((1 << LEFT_SHIFT) * o.quant.s)),
-        ):
-            if not 0.0 < real < 1.0:
-                raise fail(op, f"{name} rescale factor {real:g} outside (0, 1): scales unsupported")
-            m, s = quantize_multiplier_smaller_than_one(real)
-            fields.update({f"{name}_multiplier": m, f"{name}_shift": s})
-        fields.update(out_offset=o.quant.zp, act_min=lo, act_max=hi)
-        return Add(macs=o.size, fields=tuple(fields.items()))
+        reals = (
+            a.quant.s / twice_max,
+            b.quant.s / twice_max,
+            twice_max / ((1 << LEFT_SHIFT) * o.quant.s),
+        )
+        return Add(macs=o.size, fields=rescale_fields(op, g, reals, lo, hi))
 
     def lower(self, op: Op, g: Graph, d: Add, ctx: LowerCtx, choice: Choice) -> str:
         fields = shape_fields(op, g, ctx)

@@ -163,8 +163,10 @@ class LstmOp(Operator):
         if clip < 0:
             raise fail(op, f"cell_clip {clip:g} is negative")
         power = cell_scale_power(cs.quant.s)
-        if not -30 <= power <= -12:
-            raise fail(op, f"cell state scale 2^{power} is out of range (2^-30..2^-12)")
+        # 2^-12 and below: TFLM's tanh input is rescaled by 3 and a right shift; above, by
+        # 3 << (power + 12) (reference_integer_ops::Tanh's power-of-two case), as here
+        if not -30 <= power <= -9:
+            raise fail(op, f"cell state scale 2^{power} is out of range (2^-30..2^-9)")
         tanh_mult, tanh_shift = tanh_input_scaling(power)
         mults, biases = [], np.zeros((2, 4, units), np.int64)
         for k in range(4):

@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Graph, Op
-from ..quant.qmath import quantize_multiplier_smaller_than_one
-from .add import LEFT_SHIFT, Add, AddOp
-from .base import Choice, LowerCtx, fail, register
+from .add import LEFT_SHIFT, Add, AddOp, rescale_fields
+from .base import Choice, LowerCtx, register
 from .broadcast import binary_call, check_binary, shape_fields
 from .common import inp, out
 
@@ -29,20 +28,13 @@ class SubOp(AddOp):
         a, b, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
         sa, sb, so = F32(a.quant.scale[0]), F32(b.quant.scale[0]), F32(o.quant.scale[0])
         twice_max = F32(2) * max(sa, sb)
-        fields = {"in1_offset": -a.quant.zp, "in2_offset": -b.quant.zp, "left_shift": LEFT_SHIFT}
         with np.errstate(all="ignore"):
             reals = (
-                ("in1", float(sa / twice_max)),
-                ("in2", float(sb / twice_max)),
-                ("out", float(twice_max / (F32(1 << LEFT_SHIFT) * so))),
+                float(sa / twice_max),
+                float(sb / twice_max),
+                float(twice_max / (F32(1 << LEFT_SHIFT) * so)),
             )
-        for name, real in reals:
-            if not 0.0 < real < 1.0:
-                raise fail(op, f"{name} rescale factor {real:g} outside (0, 1): scales unsupported")
-            m, s = quantize_multiplier_smaller_than_one(real)
-            fields.update({f"{name}_multiplier": m, f"{name}_shift": s})
-        fields.update(out_offset=o.quant.zp, act_min=lo, act_max=hi)
-        return Add(macs=o.size, fields=tuple(fields.items()))
+        return Add(macs=o.size, fields=rescale_fields(op, g, reals, lo, hi))
 
     def lower(self, op: Op, g: Graph, d: Add, ctx: LowerCtx, choice: Choice) -> str:
         fields = shape_fields(op, g, ctx)
