@@ -1,5 +1,5 @@
 """Compile-time and memory benchmark on the whole models (4 MLPerf Tiny networks, digits and
-the 4 models of tests/models/real).
+the 5 models of tests/models/real).
 
 Per model: plan and code generation time (median of 3 runs), the arena our plan places, the
 live-bytes lower bound of our schedule, weight flash (weights, biases, requantization tables),
@@ -32,7 +32,7 @@ MODELS = [
 # models of the kinds users bring (tests/modelgen/real_models.py)
 MODELS += [
     ROOT / "tests" / "models" / "real" / f"{m}.tflite"
-    for m in ("nchw_cnn", "mcunet_se", "tiny_det", "kws_svdf")
+    for m in ("nchw_cnn", "mcunet_se", "tiny_det", "kws_svdf", "lstm_classifier")
 ]
 
 

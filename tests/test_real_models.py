@@ -1,7 +1,8 @@
 """Models of the kinds users bring (tests/models/real, from ``tests.modelgen.real_models``)
 against TFLM: a PyTorch-style NCHW CNN opening with TRANSPOSE, an MCUNet-like net with
 squeeze-and-excitation and a float32 interface, a two-scale detector head with upsampling and
-concatenation, and a streaming SVDF keyword model fed frames in order.
+concatenation, a streaming SVDF keyword model fed frames in order, and an LSTM sequence
+classifier fed sequences in order (its hidden and cell state carried over, as TFLM does).
 
 Inputs are shaped like the training data (random int8 codes saturate trained classifiers), and
 TFLM's outputs on them are first checked to be spread out, so a bit-exact match means something.
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 from conftest import MODELS
 from modelgen.real_kws import streams
+from modelgen.real_lstm import sample_data as sequences
 from modelgen.real_models import sample_data
 
 from tinycompile import api
@@ -28,7 +30,8 @@ from tinycompile.run.reference import run_tflm
 pytest.importorskip("tflite_micro")
 
 REAL = MODELS / "real"
-NAMES = ["nchw_cnn", "mcunet_se", "tiny_det", "kws_svdf"]
+NAMES = ["nchw_cnn", "mcunet_se", "tiny_det", "kws_svdf", "lstm_classifier"]
+STATEFUL = ["kws_svdf", "lstm_classifier"]  # two variable tensors each, persisting across inputs
 N = 20
 STEPS = 24  # kws_svdf: frames of one stream, in order (the state persists)
 HAVE_QEMU = bool(shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-gcc"))
@@ -41,7 +44,12 @@ def _path(name: str) -> Path:
 def _inputs(name: str) -> list[np.ndarray]:
     """Data like the training data, quantized with the input's scale and zero point when the
     model's input is int8 (mcunet_se takes float32)."""
-    x = streams(STEPS, seed=5)[0] if name == "kws_svdf" else sample_data(name, N)
+    if name == "kws_svdf":
+        x = streams(STEPS, seed=5)[0]
+    elif name == "lstm_classifier":
+        x = sequences(STEPS)  # [24, 16 steps, 8 features]
+    else:
+        x = sample_data(name, N)
     g = load_model(_path(name))
     t = g.t(g.inputs[0])
     if t.dtype == "int8":
@@ -72,6 +80,17 @@ def test_models_have_their_shape() -> None:
     producer = {tid: op.kind for op in det.ops for tid in op.outputs}
     assert [producer[o] for o in det.outputs] == ["LOGISTIC", "LOGISTIC"]
     assert _kinds("kws_svdf").count("SVDF") == 2
+    lstm = load_model(_path("lstm_classifier"))
+    assert [op.kind for op in lstm.ops] == [
+        "UNIDIRECTIONAL_SEQUENCE_LSTM",
+        "STRIDED_SLICE",
+        "FULLY_CONNECTED",
+        "SOFTMAX",
+    ]
+    assert lstm.t(lstm.inputs[0]).shape == (1, 16, 8) and lstm.t(lstm.outputs[0]).shape == (1, 5)
+    cell = lstm.t(lstm.ops[0].inputs[19])
+    assert cell.variable and cell.dtype == "int16"
+    assert _path("lstm_classifier").stat().st_size < 20_000
 
 
 def _assert_alive(name: str, xs: list[np.ndarray]) -> None:
@@ -85,31 +104,33 @@ def _assert_alive(name: str, xs: list[np.ndarray]) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_real_model_bit_exact_on_host(name: str) -> None:
-    """Every layer and output (and kws_svdf's state after every frame) equal TFLM's."""
+    """Every layer and output (and kws_svdf's and the LSTM's state after every input) equal
+    TFLM's."""
     xs = _inputs(name)
     _assert_alive(name, xs)
     r = api.compare(_path(name), inputs=xs, n=len(xs[0]), layers=True)
     assert r.ok, str(r)
     assert r.layers and len(r.layers) >= len(_kinds(name)) - 2
     assert all(la["mismatches"] == 0 for la in r.layers), str(r)
-    if name == "kws_svdf":
+    if name in STATEFUL:
         assert len(r.state) == 2 and all(s["mismatches"] == 0 for s in r.state)
 
 
-def test_kws_state_persists_across_frames() -> None:
-    """The same frame gives other outputs after other frames: TFLM reset before every frame
+@pytest.mark.parametrize("name", STATEFUL)
+def test_state_persists_across_inputs(name: str) -> None:
+    """The same input gives other outputs after other inputs: TFLM reset before every input
     disagrees with the run in order that the compiled code matched."""
     from tflite_micro.python.tflite_micro import runtime
 
-    x = _inputs("kws_svdf")[0]
-    it = runtime.Interpreter.from_file(str(_path("kws_svdf")), arena_size=1 << 16)
+    x = _inputs(name)[0]
+    it = runtime.Interpreter.from_file(str(_path(name)), arena_size=1 << 16)
     fresh = []
     for frame in x:
         it.set_input(frame[None], 0)
         it.invoke()
         fresh.append(np.array(it.get_output(0)))
         it.reset()
-    in_order = run_tflm(_path("kws_svdf"), [x]).outputs[0]
+    in_order = run_tflm(_path(name), [x]).outputs[0]
     assert not np.array_equal(np.concatenate(fresh), in_order.reshape(len(x), -1))
 
 
@@ -118,10 +139,10 @@ def test_kws_state_persists_across_frames() -> None:
 @pytest.mark.parametrize("board", ["stm32f746", "samd21"])
 @pytest.mark.parametrize("name", NAMES)
 def test_real_model_in_qemu(name: str, board: str) -> None:
-    """3 inputs (kws_svdf: 6 frames in order) bit-exact in every layer in QEMU where the plan
-    fits the board; where it does not, the refusal names the board."""
+    """3 inputs (the stateful models: 6 in order) bit-exact in every layer in QEMU where the
+    plan fits the board; where it does not, the refusal names the board."""
     path = _path(name)
-    n = 6 if name == "kws_svdf" else 3
+    n = 6 if name in STATEFUL else 3
     xs = [x[:n] for x in _inputs(name)]
     if not check_fit(api.plan(path), board).fits:
         with pytest.raises(DoesNotFit, match=f"does not fit board {board}"):

@@ -11,7 +11,9 @@ needed for all but ``kws_svdf``, which ``tests.modelgen.real_kws`` writes direct
 - ``tiny_det``: a detector with two heads at two scales (LOGISTIC outputs), the finer one fed by
   RESIZE_NEAREST_NEIGHBOR upsampling and CONCATENATION;
 - ``kws_svdf``: a streaming keyword model (two SVDF layers with int16 state, FULLY_CONNECTED,
-  SOFTMAX), one feature frame per inference.
+  SOFTMAX), one feature frame per inference;
+- ``lstm_classifier``: a sequence classifier (16 steps x 8 features -> UNIDIRECTIONAL_SEQUENCE_LSTM
+  -> FULLY_CONNECTED -> SOFTMAX), which ``tests.modelgen.real_lstm`` makes.
 
 The classifiers are trained a few epochs on synthetic class data (``sample_data``): the tests
 feed the same kind of data, so the int8 activations stay alive (random int8 codes saturate them).
@@ -200,11 +202,18 @@ def gen_kws_svdf() -> Path:
     return p
 
 
+def gen_lstm_classifier() -> Path:
+    from .real_lstm import gen_lstm_classifier
+
+    return gen_lstm_classifier()
+
+
 GENERATORS: dict[str, Callable[[], Path]] = {
     "nchw_cnn": gen_nchw_cnn,
     "mcunet_se": gen_mcunet_se,
     "tiny_det": gen_tiny_det,
     "kws_svdf": gen_kws_svdf,
+    "lstm_classifier": gen_lstm_classifier,
 }
 
 
