@@ -22,6 +22,7 @@ from tinycompile.ops.lstm import (
     tanh_input_scaling,
 )
 from tinycompile.run.inputs import make_inputs
+from tinycompile.run.reference import run_tflm
 
 LSTM = sorted((MODELS / "ops").glob("lstm_*.tflite"))
 STEPS = 24
@@ -53,21 +54,6 @@ def test_converted_model_is_tflm_integer_lstm(path: Path) -> None:
     assert op.attrs["time_major"] is False
 
 
-def _tflm_outputs(path: Path, xs: np.ndarray, *, reset_each: bool) -> np.ndarray:
-    from tflite_micro.python.tflite_micro import runtime
-
-    it = runtime.Interpreter.from_file(str(path), arena_size=1 << 20)
-    shape = it.get_input_details(0)["shape"]
-    outs = []
-    for x in xs:
-        it.set_input(x.reshape(shape), 0)
-        it.invoke()
-        outs.append(np.array(it.get_output(0)))
-        if reset_each:
-            it.reset()
-    return np.stack(outs)
-
-
 @pytest.mark.parametrize("path", LSTM, ids=lambda p: p.stem)
 def test_lstm_sequence_matches_tflm_step_by_step(path: Path) -> None:
     """24 inputs in order through one instance: every output, every layer and both states after
@@ -82,7 +68,7 @@ def test_lstm_sequence_matches_tflm_step_by_step(path: Path) -> None:
     outs = r.result.outputs[0].reshape(STEPS, -1)
     assert len(np.unique(outs)) > 20
     xs = make_inputs(api.plan(path).graph, STEPS, 7)[0]
-    fresh = _tflm_outputs(path, xs, reset_each=True)
+    fresh = run_tflm(path, [xs], reset_between=True).outputs[0]
     assert not np.array_equal(fresh.reshape(STEPS, -1), outs)
 
 

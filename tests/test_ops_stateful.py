@@ -20,24 +20,10 @@ from tinycompile.fit import check_fit
 from tinycompile.frontend.tflite import read_tflite
 from tinycompile.report import plan_dict, plan_table
 from tinycompile.run.inputs import make_inputs
+from tinycompile.run.reference import run_tflm
 
 SVDF = sorted((MODELS / "ops").glob("svdf_*.tflite"))
 STEPS = 24
-
-
-def _tflm_outputs(path: Path, xs: np.ndarray, *, reset_each: bool) -> np.ndarray:
-    from tflite_micro.python.tflite_micro import runtime
-
-    it = runtime.Interpreter.from_file(str(path), arena_size=1 << 20)
-    shape = it.get_input_details(0)["shape"]
-    outs = []
-    for x in xs:
-        it.set_input(x.reshape(shape), 0)
-        it.invoke()
-        outs.append(np.array(it.get_output(0)))
-        if reset_each:
-            it.reset()
-    return np.stack(outs)
 
 
 @pytest.mark.parametrize("path", SVDF, ids=lambda p: p.stem)
@@ -51,7 +37,7 @@ def test_svdf_sequence_matches_tflm_step_by_step(path: Path) -> None:
     state = r.result.state
     assert state is not None and state.shape[0] == STEPS and np.any(state[-1] != state[0])
     xs = make_inputs(api.plan(path).graph, STEPS, 7)[0]
-    fresh = _tflm_outputs(path, xs, reset_each=True)
+    fresh = run_tflm(path, [xs], reset_between=True).outputs[0]
     assert not np.array_equal(fresh.reshape(STEPS, -1), r.result.outputs[0].reshape(STEPS, -1))
 
 

@@ -24,18 +24,11 @@ from .common import MODELS_DIR, save, to_int8_tflite
 OUT = MODELS_DIR / "ops"
 
 
-def lstm_model(
-    *, steps: int, n_in: int, units: int, return_sequences: bool, seed: int = 0
-) -> bytes:
-    """A batch-1 ``[1, steps, n_in]`` int8 sequence through one Keras-style LSTM layer."""
+def fused_lstm(steps: int):
+    """The Keras-2-style ``standard_lstm`` tf.function over ``steps`` steps that the converter
+    fuses into one UNIDIRECTIONAL_SEQUENCE_LSTM (see the module doc); a fresh id per call."""
     import tensorflow as tf
 
-    rng = np.random.default_rng(seed)
-    kernel = tf.constant(rng.normal(0, 0.6, (n_in, 4 * units)).astype(np.float32))
-    recurrent = tf.constant(rng.normal(0, 0.5, (units, 4 * units)).astype(np.float32))
-    bias = rng.normal(0, 0.2, (4 * units,)).astype(np.float32)
-    bias[units : 2 * units] += 1.0  # Keras' unit forget bias
-    bias_t = tf.constant(bias)
     attrs = {"api_implements": f"lstm_{uuid.uuid4()}", "time_major": False, "go_backwards": False}
 
     @tf.function(experimental_attributes=attrs, autograph=False)
@@ -48,6 +41,23 @@ def lstm_model(
             h = tf.sigmoid(o) * tf.tanh(c)
             outs.append(h)
         return h, tf.stack(outs, axis=1), h, c, tf.constant(0.0)
+
+    return standard_lstm
+
+
+def lstm_model(
+    *, steps: int, n_in: int, units: int, return_sequences: bool, seed: int = 0
+) -> bytes:
+    """A batch-1 ``[1, steps, n_in]`` int8 sequence through one Keras-style LSTM layer."""
+    import tensorflow as tf
+
+    rng = np.random.default_rng(seed)
+    kernel = tf.constant(rng.normal(0, 0.6, (n_in, 4 * units)).astype(np.float32))
+    recurrent = tf.constant(rng.normal(0, 0.5, (units, 4 * units)).astype(np.float32))
+    bias = rng.normal(0, 0.2, (4 * units,)).astype(np.float32)
+    bias[units : 2 * units] += 1.0  # Keras' unit forget bias
+    bias_t = tf.constant(bias)
+    standard_lstm = fused_lstm(steps)
 
     class Model(tf.Module):
         @tf.function(input_signature=[tf.TensorSpec((1, steps, n_in), tf.float32)])

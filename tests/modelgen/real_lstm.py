@@ -20,12 +20,12 @@ compiled model carries them from one sequence to the next unless ``tc_reset_stat
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 import numpy as np
 
 from .common import save, to_int8_tflite
+from .ops_lstm import fused_lstm
 from .real_models import OUT
 from .whole_models import _keras, _seed
 
@@ -88,18 +88,7 @@ def convert(weights: list[np.ndarray], x: np.ndarray) -> bytes:
     import tensorflow as tf
 
     kernel, recurrent, bias, dense_w, dense_b = (tf.constant(w) for w in weights)
-    attrs = {"api_implements": f"lstm_{uuid.uuid4()}", "time_major": False, "go_backwards": False}
-
-    @tf.function(experimental_attributes=attrs, autograph=False)
-    def standard_lstm(x, init_h, init_c, k, rk, b):
-        h, c, outs = init_h, init_c, []
-        for t in range(STEPS):
-            z = tf.matmul(x[:, t], k) + tf.matmul(h, rk) + b
-            i, f, g, o = tf.split(z, 4, axis=1)
-            c = tf.sigmoid(f) * c + tf.sigmoid(i) * tf.tanh(g)
-            h = tf.sigmoid(o) * tf.tanh(c)
-            outs.append(h)
-        return h, tf.stack(outs, axis=1), h, c, tf.constant(0.0)
+    standard_lstm = fused_lstm(STEPS)
 
     class Model(tf.Module):
         @tf.function(input_signature=[tf.TensorSpec((1, STEPS, N_IN), tf.float32)])

@@ -23,12 +23,13 @@ import numpy as np
 
 from ..ir import Graph, Op
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
-from .common import inp, io_call, out, window_options
+from .common import inp, io_call, out
 from .conv_common import (
     Requant,
     Window,
     channel_multipliers,
     check_io,
+    conv_options,
     requant,
     requant_fields,
     weights,
@@ -52,8 +53,7 @@ class Conv2DOp(Operator):
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         if not options:
             return {"padding": "SAME", "stride": (1, 1), "dilation": (1, 1), "activation": "NONE"}
-        a = window_options(options, "Conv2DOptions")
-        a["dilation"] = (options.get("dilation_h_factor", 1), options.get("dilation_w_factor", 1))
+        a = conv_options(options, "Conv2DOptions")
         return a
 
     def prepare(self, op: Op, g: Graph) -> Conv2D:

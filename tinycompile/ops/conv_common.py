@@ -20,14 +20,16 @@ int32 biases (int64 belongs to int16 activations). A missing bias (input index -
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
 from ..ir import Graph, Op, Tensor
 from ..quant.qmath import quantize_multiplier
 from .base import LowerCtx, fail
-from .common import activation_range, inp, out, require_int8
+from .common import activation_range, inp, out, require_int8, window_options
 
 MAX_WINDOW = 65535  # strides, dilations and dilated windows beyond this are refused
 
@@ -101,6 +103,13 @@ class Window:
         return min(self.pad_h * self.in_w + self.pad_w + 1, self.in_h * self.in_w)
 
 
+def conv_options(options: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """Padding, strides, fused activation and dilation of a convolution's options."""
+    a = window_options(options, what)
+    a["dilation"] = (options.get("dilation_h_factor", 1), options.get("dilation_w_factor", 1))
+    return a
+
+
 def window(op: Op, g: Graph, kh: int, kw: int) -> Window:
     """Geometry of a 2-D windowed op: dims, strides, dilations, padding (checked)."""
     x, o = inp(op, g, 0), out(op, g)
@@ -169,11 +178,12 @@ def weights(op: Op, g: Graph, out_c: int) -> Tensor:
     return w
 
 
-def bias(op: Op, g: Graph, out_c: int) -> np.ndarray | None:
-    """The model's int32 bias as int64 values, or None when the op has no bias input."""
-    if len(op.inputs) < 3 or op.inputs[2] < 0:
+def bias(op: Op, g: Graph, out_c: int, index: int = 2) -> np.ndarray | None:
+    """The model's int32 bias (input ``index``) as int64 values, or None when the op has no
+    bias input."""
+    if len(op.inputs) <= index or op.inputs[index] < 0:
         return None
-    b = inp(op, g, 2)
+    b = inp(op, g, index)
     if b.dtype != "int32":
         raise fail(op, f"{b.dtype} bias is not supported (int32 only)")
     if not b.is_const:

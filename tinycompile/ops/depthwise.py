@@ -23,12 +23,13 @@ import numpy as np
 
 from ..ir import Graph, Op
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
-from .common import inp, io_call, out, window_options
+from .common import inp, io_call, out
 from .conv_common import (
     Requant,
     Window,
     channel_multipliers,
     check_io,
+    conv_options,
     requant,
     requant_fields,
     weights,
@@ -58,8 +59,7 @@ class DepthwiseOp(Operator):
     kinds = ("DEPTHWISE_CONV_2D",)
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
-        a = window_options(options, "DepthwiseConv2DOptions")
-        a["dilation"] = (options.get("dilation_h_factor", 1), options.get("dilation_w_factor", 1))
+        a = conv_options(options, "DepthwiseConv2DOptions")
         a["depth_multiplier"] = options.get("depth_multiplier", 0)
         return a
 

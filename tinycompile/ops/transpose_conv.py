@@ -24,7 +24,7 @@ import numpy as np
 from ..ir import Graph, Op
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import activation_range, inp, out, require_int8, window_options
-from .conv_common import MAX_WINDOW, channel_multipliers, out_size, pad_before, weights
+from .conv_common import MAX_WINDOW, bias, channel_multipliers, out_size, pad_before, weights
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,20 +33,6 @@ class TransposeConv(Prepared):
     mult: np.ndarray
     shift: np.ndarray
     has_bias: bool
-
-
-def _bias(op: Op, g: Graph, out_c: int) -> bool:
-    """Whether the op has a bias (input 3), checked: int32 constant, one value per channel."""
-    if len(op.inputs) < 4 or op.inputs[3] < 0:
-        return False
-    b = inp(op, g, 3)
-    if b.dtype != "int32":
-        raise fail(op, f"{b.dtype} bias is not supported (int32 only)")
-    if not b.is_const:
-        raise fail(op, "bias must be a constant tensor")
-    if b.size != out_c:
-        raise fail(op, f"bias has {b.size} values for {out_c} output channels")
-    return True
 
 
 @register
@@ -99,7 +85,7 @@ class TransposeConvOp(Operator):
             geo=tuple(fields.items()),
             mult=np.array(mults, np.int64),
             shift=np.array(shifts, np.int64),
-            has_bias=_bias(op, g, oc),
+            has_bias=bias(op, g, oc, index=3) is not None,
         )
 
     def lower(self, op: Op, g: Graph, d: TransposeConv, ctx: LowerCtx, choice: Choice) -> str:

@@ -41,13 +41,16 @@ def run_tflm(
     *,
     tensor_ids: list[int] | None = None,
     n_outputs: int | None = None,
+    reset_between: bool = False,
 ) -> ReferenceResult:
     """Run TFLM on a batch (``inputs[i]`` has the batch on axis 0, one sample per invoke).
 
     The samples run in order through one interpreter that is never reset between them, so
     variable tensors (state) carry over from one sample to the next, as in the compiled
     model's runner. With ``tensor_ids``, also return those tensors (intermediates, or variable
-    tensors: the state after the sample) for every sample.
+    tensors: the state after the sample) for every sample. ``reset_between`` resets the
+    interpreter after every sample instead (each sample from a fresh state: what state-carrying
+    tests compare against).
     """
     require_reference()
     from tflite_micro.python.tflite_micro import runtime
@@ -71,6 +74,8 @@ def run_tflm(
         outs.append([np.array(interp.get_output(j)) for j in range(n_outputs)])
         if tensor_ids:
             tensors.append({t: np.array(interp.GetTensor(t, 0)["tensor_data"]) for t in tensor_ids})
+        if reset_between:
+            interp.reset()
     outputs = [np.concatenate([o[j] for o in outs], axis=0) for j in range(n_outputs)]
     return ReferenceResult(outputs=outputs, tensors=tensors)
 
