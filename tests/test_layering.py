@@ -1,7 +1,7 @@
 """The package-level import graph of tinycompile/ flows one way, along the pipeline:
 
-    errors, paths, procs -> ir, quant -> frontend -> ops -> planner -> boards -> fit, report
-        -> codegen -> outdir -> build -> run -> api -> cli
+    errors, paths, procs, serialport -> ir, quant -> frontend -> ops -> planner -> boards
+        -> fit, report -> codegen -> outdir -> build -> run, flash -> validate -> api -> cli
 
 (read "a -> b" as "b may import a"). Every import counts, including those inside functions;
 a module may import its own stage and earlier ones only. A new top-level module or package
@@ -17,7 +17,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "tinycompile"
 STAGES: list[set[str]] = [
-    {"__init__", "errors", "paths", "procs"},
+    {"__init__", "errors", "paths", "procs", "serialport"},
     {"ir", "quant"},
     {"frontend"},
     {"ops"},
@@ -27,7 +27,8 @@ STAGES: list[set[str]] = [
     {"codegen"},
     {"outdir"},
     {"build"},
-    {"run"},
+    {"run", "flash"},
+    {"validate"},
     {"api"},
     {"cli"},
 ]

@@ -7,6 +7,8 @@ Exit codes:
   2    a mistake in what was given (model, board, option, file, missing tool or package), or
        check found problems: one line on stderr (with --json, also {"error": ...} on stdout),
        and nothing half-written left behind
+  3    a port, bootloader or board failed (flash, validate): no answer, NACK, wrong chip,
+       failed verify
   70   internal error (a bug in tinycompile; TINYCOMPILE_DEBUG=1 shows the traceback)
   130  interrupted
 """
@@ -22,7 +24,7 @@ from pathlib import Path
 import tinycompile
 
 from . import api
-from .errors import CompileError, DoesNotFit
+from .errors import CompileError, DeviceError, DoesNotFit
 from .paths import EXAMPLE_MODEL
 from .report import build_report, plan_dict, plan_table, write_json
 from .run.files import check_outputs, load_inputs, save_outputs
@@ -30,6 +32,7 @@ from .run.files import check_outputs, load_inputs, save_outputs
 DEFAULT_BOARD = "stm32f746"
 DEFAULT_SAMPLES = 20
 EXIT_OK, EXIT_DOES_NOT_FIT, EXIT_MISTAKE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 70, 130
+EXIT_DEVICE = 3
 
 
 class UsageError(CompileError):
@@ -336,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
         return _fail("output closed early (broken pipe); nothing more written", 2, False)
     except DoesNotFit as e:
         return _fail(str(e), EXIT_DOES_NOT_FIT, as_json)
+    except DeviceError as e:
+        return _fail(str(e), EXIT_DEVICE, as_json)
     except CompileError as e:
         return _fail(str(e), EXIT_MISTAKE, as_json)
     except KeyboardInterrupt:

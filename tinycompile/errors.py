@@ -51,3 +51,8 @@ class ToolchainError(CompileError):
 
 class RunError(CompileError):
     """Firmware execution failed: timeout, hard fault or malformed output."""
+
+
+class DeviceError(CompileError):
+    """A port, bootloader or board that did not do what was asked: no answer, a NACK, another
+    chip than the board names, a failed verify. Exit code 3 from the command line."""
