@@ -114,6 +114,9 @@ class Board:
     core: str | None
     fpu: str = "none"
     clock_hz: int = 0
+    reset_clock_hz: int = 0
+    crystal_hz: int = 0
+    crystal_bypass: bool = False
     max_clock_hz: int = 0
     timer: str = "systick"
     caches: bool = False
@@ -162,6 +165,8 @@ class Board:
             "core": self.core,
             "fpu": self.fpu,
             "clock_hz": self.clock_hz,
+            "reset_clock_hz": self.reset_clock_hz,
+            "crystal_hz": self.crystal_hz,
             "max_clock_hz": self.max_clock_hz,
             "timer": self.timer,
             "flash": {
