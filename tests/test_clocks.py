@@ -12,6 +12,7 @@ reports must equal the decoded one, and the console UART's divisor must suit the
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import subprocess
@@ -22,8 +23,10 @@ from conftest import ROOT
 
 from tinycompile.boards import Board, get_board
 from tinycompile.build.board_files import board_defines
+from tinycompile.build.clocks import clock_defines
 from tinycompile.build.host import host_cc
 from tinycompile.build.templates import template_env
+from tinycompile.errors import CompileError
 
 MHZ = 1_000_000
 BOARDS = ["stm32f407", "stm32f746", "stm32h743", "samd21", "rp2040", "nrf52840"]
@@ -311,3 +314,19 @@ def test_model_sees_a_wrong_setting(tmp_path: Path) -> None:
         bad[addr] = change(regs[addr])
         with pytest.raises(AssertionError):
             check(bad)
+
+
+@pytest.mark.parametrize(
+    ("board", "clock_hz", "why"),
+    [
+        ("stm32f407", 167_000_001, "no main-PLL setting"),
+        ("stm32f407", 180_000_000, "above the part's"),
+        ("stm32h743", 480_000_000, "maximum at voltage scale 1"),
+        ("samd21", 48_000_000, "32768 \\* MUL"),
+        ("rp2040", 133_333_333, "no PLL_SYS setting"),
+    ],
+)
+def test_unreachable_clock_is_refused(board: str, clock_hz: int, why: str) -> None:
+    b = dataclasses.replace(get_board(board), clock_hz=clock_hz)
+    with pytest.raises(CompileError, match=f"board {board}: clock_hz {clock_hz}: .*{why}"):
+        clock_defines(b)

@@ -7,7 +7,7 @@
  * the other mode (crystal <-> bypass), then HSI as the PLL input; a PLL (or over-drive) that does
  * not become ready leaves the core on HSI 16 MHz, the reset clock, with prescalers 1. The flash
  * wait states stay at the target's (more are always safe). On QEMU's netduinoplus2, whose RCC
- * reads 0, this ends on HSI after about 0.1 s.
+ * reads 0, this ends on HSI after about 650,000 bounded reads (about 0.25 s at 16 MHz).
  */
 #include <stdint.h>
 
