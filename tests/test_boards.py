@@ -71,7 +71,20 @@ def test_board_facts() -> None:
         "PA9",
         "PB7",
     )
-    assert f7.max_clock_hz == 216_000_000 and f7.clock_hz == 16_000_000
+    assert (f7.clock_hz, f7.reset_clock_hz, f7.max_clock_hz) == (
+        216_000_000,
+        16_000_000,
+        216_000_000,
+    )
+    assert (f7.crystal_hz, f7.crystal_bypass) == (25_000_000, False)
+    h7 = get_board("stm32h743")
+    assert (h7.clock_hz, h7.reset_clock_hz, h7.crystal_hz, h7.crystal_bypass) == (
+        400_000_000,
+        64_000_000,
+        8_000_000,
+        True,
+    )
+    assert get_board("qemu-m3").reset_clock_hz == get_board("qemu-m3").clock_hz == 25_000_000
     zero = get_board("samd21")
     assert zero.core == "cortex-m0plus" and zero.timer == "systick"
     assert zero.flash.app_origin == 0x2000 and zero.flash_bytes == 248 * 1024
@@ -137,6 +150,14 @@ def test_board_by_path_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         (
             lambda t: t.replace("clock_hz = 16_000_000", 'clock_hz = "fast"'),
             "field 'clock_hz': expected int, got str",
+        ),
+        (
+            lambda t: t.replace("clock_hz = 16_000_000", "clock_hz = 16\nreset_clock_hz = 17"),
+            "field 'reset_clock_hz': must be at most clock_hz",
+        ),
+        (
+            lambda t: t.replace("clock_hz = 16_000_000", "clock_hz = 16\ncrystal_hz = -1"),
+            "field 'crystal_hz': must not be negative",
         ),
         (lambda t: t.replace("size = 0x40000", "size = 0"), "field 'flash.size': must be positive"),
         (

@@ -367,6 +367,10 @@ def test_real_board_firmware_runs_on_its_qemu_model(tmp_path: Path, board: str) 
     )
     rep = run_board_firmware(build, timeout_s=30)
     assert rep.board == board and rep.inputs_given
+    # netduinoplus2 models no RCC (reads 0): the STM32F407 build's HSE, HSI->PLL and switch waits
+    # all run out, and it reports the reset clock; the mps2 machines' clock is fixed.
+    want = (16_000_000, "hsi") if board == "stm32f407" else (25_000_000, "fixed")
+    assert (rep.clock_hz, rep.clock_source) == want
     assert rep.outputs == [expected(SAMPLES[1])]
     assert rep.layer_crc32[0] == zlib.crc32(expected(SAMPLES[1]))
     assert len(rep.layer_ticks) == 3 and rep.stack_used and rep.stack_reserve
@@ -383,6 +387,13 @@ def test_empty_test_vector_and_report_parsing(tmp_path: Path) -> None:
     build = build_firmware(proj, "qemu-m4", variant="board", profile=False)
     rep = run_board_firmware(build, timeout_s=30)
     assert not rep.inputs_given and rep.outputs == [bytes([1] * 16)] and rep.layer_ticks == []
+    assert (rep.clock_hz, rep.clock_source) == (25_000_000, "fixed")
+    rep = parse_board_report(
+        "tc-begin board=x clock_hz=16000000 clock=hsi timer=dwt inputs=zero\n"
+        "tc-total ticks=48000\ntc-end\n"
+    )
+    assert (rep.clock_hz, rep.clock_source, rep.total_ticks) == (16_000_000, "hsi", 48000)
+    assert rep.ticks_to_ms(rep.total_ticks) == 3.0
     with pytest.raises(RunError, match="incomplete"):
         parse_board_report("tc-begin board=x clock_hz=1 timer=dwt inputs=zero\n")
     with pytest.raises(RunError, match="hard fault at pc=0x00000123"):

@@ -12,7 +12,10 @@ File format (sizes and addresses are integers; TOML accepts ``0x08000000`` and `
     description = "STM32F746G-DISCO"
     core = "cortex-m7"                  # cortex-m0plus | cortex-m3 | cortex-m4 | cortex-m7
     fpu = "fpv5-sp-d16"                 # none | fpv4-sp-d16 | fpv5-sp-d16 | fpv5-d16
-    clock_hz = 16_000_000               # core clock the generated firmware runs at
+    clock_hz = 216_000_000              # core clock the board firmware sets up
+    reset_clock_hz = 16_000_000         # optional: the clock it falls back to (default clock_hz)
+    crystal_hz = 25_000_000             # optional: the board's crystal (STM32 HSE, SAMD21 XOSC32K)
+    crystal_bypass = false              # optional: HSE is an external clock (ST-LINK MCO)
     max_clock_hz = 216_000_000          # optional: the part's maximum
     timer = "dwt"                       # optional: dwt (M3/M4/M7 default) | systick (M0+)
     caches = true                       # optional, Cortex-M7: enable I/D caches at reset
@@ -270,6 +273,15 @@ def load_board_file(path: str | Path) -> Board:
     max_clock = _get(raw, "max_clock_hz", int, source, default=clock_hz)
     if max_clock < clock_hz:
         raise _fail(source, "max_clock_hz", "must be at least clock_hz")
+    reset_clock = _positive(
+        _get(raw, "reset_clock_hz", int, source, default=clock_hz), source, "reset_clock_hz"
+    )
+    if reset_clock > clock_hz:
+        raise _fail(source, "reset_clock_hz", "must be at most clock_hz")
+    crystal = _get(raw, "crystal_hz", int, source, default=0)
+    if crystal < 0:
+        raise _fail(source, "crystal_hz", f"must not be negative, got {crystal}")
+    bypass = _get(raw, "crystal_bypass", bool, source, default=False)
     default_timer = "systick" if core == "cortex-m0plus" else "dwt"
     timer = _get(raw, "timer", str, source, default=default_timer, choices=TIMERS)
     if timer == "dwt" and core == "cortex-m0plus":
@@ -301,6 +313,9 @@ def load_board_file(path: str | Path) -> Board:
         "core",
         "fpu",
         "clock_hz",
+        "reset_clock_hz",
+        "crystal_hz",
+        "crystal_bypass",
         "max_clock_hz",
         "timer",
         "caches",
@@ -320,6 +335,9 @@ def load_board_file(path: str | Path) -> Board:
         core=core,
         fpu=fpu,
         clock_hz=clock_hz,
+        reset_clock_hz=reset_clock,
+        crystal_hz=crystal,
+        crystal_bypass=bypass,
         max_clock_hz=max_clock,
         timer=timer,
         caches=caches,

@@ -114,6 +114,9 @@ class Board:
     core: str | None
     fpu: str = "none"
     clock_hz: int = 0
+    reset_clock_hz: int = 0
+    crystal_hz: int = 0
+    crystal_bypass: bool = False
     max_clock_hz: int = 0
     timer: str = "systick"
     caches: bool = False
@@ -162,6 +165,8 @@ class Board:
             "core": self.core,
             "fpu": self.fpu,
             "clock_hz": self.clock_hz,
+            "reset_clock_hz": self.reset_clock_hz,
+            "crystal_hz": self.crystal_hz,
             "max_clock_hz": self.max_clock_hz,
             "timer": self.timer,
             "flash": {
@@ -201,9 +206,9 @@ class Board:
             return f"{self.name:<11} {'-':<6} {'-':<12} {'-':<12} {'-':<31}{self.description}"
         core = (self.core or "").replace("cortex-", "")
         fpu = "" if self.fpu == "none" else self.fpu
-        mhz = f"{self.clock_hz / 1e6:g}"
+        mhz = f"{self.clock_hz / 1e6:.4g}"
         if self.max_clock_hz > self.clock_hz:
-            mhz += f"/{self.max_clock_hz / 1e6:g}"
+            mhz += f"/{self.max_clock_hz / 1e6:.4g}"
         return (
             f"{self.name:<11} {core:<6} {fpu:<12} {mhz + ' MHz':<12} "
             f"flash {self.flash_bytes // 1024:>5} KB  SRAM {self.sram_bytes // 1024:>5} KB  "

@@ -1,5 +1,5 @@
-"""A board's files in a project: tc_board.h (console UART macros), the linker scripts for both
-variants, the Makefile and the built-in test vector header tc_testvec.h."""
+"""A board's files in a project: tc_board.h (clock and console UART macros), the linker scripts
+for both variants, the Makefile and the built-in test vector header tc_testvec.h."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from ..boards import EMULATOR_MACHINES, Board, get_board
 from ..errors import CompileError
 from ..paths import FIRMWARE_DIR
 from .boot2 import make_boot2
+from .clocks import clock_defines
 from .recipe import VARIANTS, BuildRecipe, make_recipe
 from .templates import template_env, write_if_changed
 from .toolchain import find_toolchain
@@ -38,12 +39,13 @@ def _pin(text: str) -> tuple[int, int]:
 
 
 def board_defines(board: Board) -> list[tuple[str, str]]:
-    """The tc_board.h macros describing the board's console UART."""
+    """The tc_board.h macros: the clock set-up (clocks.py) and the console UART (its baud divisor
+    is computed at run time from the clock the firmware really runs at)."""
     uart = board.uart
     assert uart is not None
     defs = [
+        *clock_defines(board),
         ("TC_UART_BAUD", f"{uart.baud}u"),
-        ("TC_UART_CLOCK_HZ", f"{uart.clock_hz or board.clock_hz}u"),
         ("TC_UART_INSTANCE", str(uart.instance)),
     ]
     family = {"stm32f4": "TC_STM32_F4", "stm32f7": "TC_STM32_F7", "stm32h7": "TC_STM32_H7"}

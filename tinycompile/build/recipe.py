@@ -19,6 +19,15 @@ DRIVER_SOURCES = {
     "rp2040": "rp2040/tc_uart_rp2040.c",
     "cmsdk": "mps2/tc_uart_cmsdk.c",
 }
+# Clock set-up (tc_board_init and the clock queries); the cmsdk driver holds the fixed clock.
+CLOCK_SOURCES = {
+    "stm32f4": "stm32/tc_clock_stm32f.c",
+    "stm32f7": "stm32/tc_clock_stm32f.c",
+    "stm32h7": "stm32/tc_clock_stm32h7.c",
+    "samd21": "samd21/tc_clock_samd21.c",
+    "nrf52": "nrf52/tc_clock_nrf52.c",
+    "rp2040": "rp2040/tc_clock_rp2040.c",
+}
 
 
 @dataclass(frozen=True)
@@ -110,6 +119,8 @@ def make_recipe(
             )
         ]
         board_srcs.append("runtime/boards/" + DRIVER_SOURCES[board.uart.driver])
+        if board.uart.driver in CLOCK_SOURCES:
+            board_srcs.append("runtime/boards/" + CLOCK_SOURCES[board.uart.driver])
         if boot2_src:
             board_srcs.append(boot2_src)
     for s in board_srcs:

@@ -218,7 +218,7 @@ class BoardReport:
     """What a real-board firmware printed (see firmware/boards/common/tc_main_board.c)."""
 
     board: str
-    clock_hz: int
+    clock_hz: int  # the clock the firmware really runs at (after its fallbacks)
     timer: str
     inputs_given: bool
     outputs: list[bytes]
@@ -228,6 +228,13 @@ class BoardReport:
     stack_used: int | None = None
     stack_reserve: int | None = None
     text: str = ""
+    clock_source: str = ""  # pll, hse, hsi, dfll, osc8m, ... ('' from a firmware not saying)
+
+    def ticks_to_ms(self, ticks: int) -> float:
+        """Core-clock ticks to milliseconds at the clock the firmware reported."""
+        if self.clock_hz <= 0:
+            raise RunError("the board report gives no clock_hz")
+        return ticks * 1000.0 / self.clock_hz
 
 
 def parse_board_report(text: str) -> BoardReport:
@@ -271,6 +278,7 @@ def parse_board_report(text: str) -> BoardReport:
         stack_used=stack[0],
         stack_reserve=stack[1],
         text=text,
+        clock_source=kv.get("clock", ""),
     )
 
 

@@ -3,13 +3,15 @@
  * Configures the board (tc_board_init), opens the console UART, copies the built-in test vector
  * (tc_testvec.h, rendered from the first input sample) into the model's inputs, runs tc_invoke()
  * once and prints the result over the UART as lines of text:
- *   tc-begin board=NAME clock_hz=N timer=dwt|systick inputs=given|zero
+ *   tc-begin board=NAME clock_hz=N clock=SOURCE timer=dwt|systick inputs=given|zero
  *   tc-layer L ticks=N [crc32=XXXXXXXX]    (TC_PROFILE / TC_DEBUG_LAYERS builds)
  *   tc-out I HEXBYTES                       every graph output, in order
  *   tc-total ticks=N                        the whole tc_invoke()
  *   tc-stack used=N reserve=M
  *   tc-end
- * A tick is a core clock cycle (DWT->CYCCNT on M3/M4/M7, SysTick on M0+); crc32 is zlib's CRC-32
+ * clock_hz and SOURCE (pll, hse, hsi, dfll, osc8m, xosc, rosc, hfxo, hfint, fixed, ...) are the
+ * clock the firmware really runs at after tc_board_init's fallbacks. A tick is a core clock cycle
+ * (DWT->CYCCNT on M3/M4/M7, SysTick on M0+); crc32 is zlib's CRC-32
  * of the layer's output bytes. Then the core sleeps.
  */
 #include <stdint.h>
@@ -62,7 +64,9 @@ int main(void)
     tc_console_init();
     tc_console_ready = 1;
     tc_puts("tc-begin board=" TC_BOARD_NAME " clock_hz=");
-    tc_put_u32(TC_BOARD_CLOCK_HZ);
+    tc_put_u32(tc_board_clock_hz()); /* the clock it really runs at, and its source */
+    tc_puts(" clock=");
+    tc_puts(tc_board_clock_source());
 #if defined(TC_TIMER_DWT)
     tc_puts(" timer=dwt");
 #else

@@ -12,9 +12,33 @@
 
 #include "tc_board.h"
 
+#if defined(TC_HOST_REGS)
+/* Host tests (tests/test_clocks.py): every register access goes through a behavioural model of
+ * the part's clock tree, which returns where the register's value lives. */
+volatile void *tc_host_reg(uintptr_t addr, unsigned bytes);
+#define TC_REG32(addr) (*(volatile uint32_t *)tc_host_reg((uintptr_t)(addr), 4u))
+#define TC_REG16(addr) (*(volatile uint16_t *)tc_host_reg((uintptr_t)(addr), 2u))
+#define TC_REG8(addr) (*(volatile uint8_t *)tc_host_reg((uintptr_t)(addr), 1u))
+#define TC_BARRIER() ((void)0)
+#else
 #define TC_REG32(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
 #define TC_REG16(addr) (*(volatile uint16_t *)(uintptr_t)(addr))
 #define TC_REG8(addr) (*(volatile uint8_t *)(uintptr_t)(addr))
+#define TC_BARRIER() __asm volatile("dsb\n isb" ::: "memory")
+#endif
+
+/* Bounded wait: 1 once (reg & mask) == want, 0 after `limit` reads without it. One iteration is
+ * a volatile load, a compare and a branch: at least 4 core cycles on every Cortex-M, so a bound
+ * of N lasts at least 4 * N / f_core seconds (the clock files state it at the reset clock). */
+static inline int tc_wait_reg32(uintptr_t addr, uint32_t mask, uint32_t want, uint32_t limit)
+{
+    for (uint32_t i = 0; i < limit; i++) {
+        if ((TC_REG32(addr) & mask) == want) {
+            return 1;
+        }
+    }
+    return 0;
+}
 
 /* Cortex-M system control space (ARMv6-M / ARMv7-M architecture reference manuals). */
 #define TC_SCB_ICSR 0xE000ED04u
@@ -29,9 +53,17 @@
 #define TC_SYST_RVR 0xE000E014u
 #define TC_SYST_CVR 0xE000E018u
 
+/* Per-family clock set-up (firmware/boards/<family>/tc_clock_*.c; the qemu-m* boards' fixed
+ * clock lives in mps2/tc_uart_cmsdk.c). tc_board_init sets up the board file's clock_hz and falls
+ * back, source by source, to the reset clock when an oscillator or PLL does not start; every wait
+ * is bounded. The three queries decode the clock tree the part really runs on. */
+void tc_board_init(void);              /* clocks: called first thing in main */
+uint32_t tc_board_clock_hz(void);      /* core clock now */
+const char *tc_board_clock_source(void); /* its source: "pll", "hse", "hsi", "dfll", ... */
+uint32_t tc_board_uart_clock_hz(void); /* the console UART's kernel clock now */
+
 /* Per-family driver (one of firmware/boards/<family>/tc_uart_*.c). */
-void tc_board_init(void);          /* clocks, pin muxing: called first thing in main */
-void tc_console_init(void);        /* console UART at TC_UART_BAUD */
+void tc_console_init(void);        /* console UART at TC_UART_BAUD, from the clock now */
 void tc_console_putc(char c);      /* blocking */
 void tc_console_flush(void);       /* wait until the last byte has left the shifter */
 

@@ -13,11 +13,27 @@
 #define UART_CTRL (UART0_BASE + 0x08u)
 #define UART_BAUDDIV (UART0_BASE + 0x10u)
 
+/* The MPS2 machines' fixed 25 MHz (TC_BOARD_CLOCK_HZ): nothing to set up. */
 void tc_board_init(void) {}
+
+uint32_t tc_board_clock_hz(void)
+{
+    return TC_BOARD_CLOCK_HZ;
+}
+
+const char *tc_board_clock_source(void)
+{
+    return "fixed";
+}
+
+uint32_t tc_board_uart_clock_hz(void)
+{
+    return TC_BOARD_CLOCK_HZ;
+}
 
 void tc_console_init(void)
 {
-    TC_REG32(UART_BAUDDIV) = TC_UART_CLOCK_HZ / TC_UART_BAUD;
+    TC_REG32(UART_BAUDDIV) = tc_board_uart_clock_hz() / TC_UART_BAUD;
     TC_REG32(UART_CTRL) = 1u; /* TX enable */
 }
 

@@ -1,7 +1,6 @@
 /* tinycompile board support: nRF52840 clocks and console on UARTE0 (EasyDMA UART).
  *
- * The CPU always runs at 64 MHz; the crystal oscillator (HFXO) is started for an accurate baud
- * rate. UARTE transmits from RAM through EasyDMA, so bytes are staged in a RAM buffer and sent a
+ * Clocks: tc_clock_nrf52.c (the CPU always runs at 64 MHz; HFXO for an accurate baud rate). UARTE transmits from RAM through EasyDMA, so bytes are staged in a RAM buffer and sent a
  * line (or 64 bytes) at a time. Addresses per the nRF52840 Product Specification. tc_board.h gives
  * TC_UART_TX_PORT/PIN and TC_UART_RX_PORT/PIN (P0 = 0, P1 = 1).
  */
@@ -9,8 +8,6 @@
 
 #include "tc_board_io.h"
 
-#define CLOCK_TASKS_HFCLKSTART 0x40000000u
-#define CLOCK_EVENTS_HFCLKSTARTED 0x40000100u
 #define UARTE0 0x40002000u
 #define UARTE_TASKS_STARTTX (UARTE0 + 0x008u)
 #define UARTE_EVENTS_ENDTX (UARTE0 + 0x120u)
@@ -32,14 +29,6 @@
 
 static uint8_t g_tx[64];
 static uint32_t g_fill;
-
-void tc_board_init(void)
-{
-    TC_REG32(CLOCK_EVENTS_HFCLKSTARTED) = 0;
-    TC_REG32(CLOCK_TASKS_HFCLKSTART) = 1;
-    while (TC_REG32(CLOCK_EVENTS_HFCLKSTARTED) == 0) {
-    }
-}
 
 void tc_console_init(void)
 {

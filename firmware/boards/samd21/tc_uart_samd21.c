@@ -1,8 +1,8 @@
-/* tinycompile board support: SAMD21 (Arduino Zero) clocks and console on a SERCOM USART.
+/* tinycompile board support: SAMD21 (Arduino Zero) console on a SERCOM USART.
  *
- * Reset leaves the core on OSC8M divided by 8 (1 MHz), too slow for 115200 baud: the prescaler
- * is set to 1 and generic clock generator 0 is pointed at OSC8M, so the core, and the SERCOM
- * through GCLK0, run at 8 MHz (TC_BOARD_CLOCK_HZ). Register addresses per the SAM D21 datasheet.
+ * Clocks: tc_clock_samd21.c (generator 0 on DFLL48M, else OSC8M); the SERCOM's core clock is
+ * generator 0 and the baud value comes from its frequency at run time. Register addresses per
+ * the SAM D21 datasheet.
  * tc_board.h gives TC_UART_INSTANCE (SERCOM number), TC_UART_TX_PORT/PIN, TC_UART_RX_PORT/PIN
  * (port A = 0), TC_UART_PMUX (peripheral function, A = 0), TC_UART_TXPO and TC_UART_RXPO.
  */
@@ -11,11 +11,8 @@
 #include "tc_board_io.h"
 
 #define PM_APBCMASK 0x40000420u
-#define SYSCTRL_OSC8M 0x40000820u
 #define GCLK_STATUS 0x40000C01u
 #define GCLK_CLKCTRL 0x40000C02u
-#define GCLK_GENCTRL 0x40000C04u
-#define GCLK_GENDIV 0x40000C08u
 #define PORT_GROUP(port) (0x41004400u + 0x80u * (uint32_t)(port))
 
 #define SERCOM_BASE (0x42000800u + 0x400u * (uint32_t)TC_UART_INSTANCE)
@@ -43,15 +40,6 @@ static void tc_pin_mux(uint32_t port, uint32_t pin, uint32_t func, int input)
     TC_REG8(group + 0x40u + pin) = (uint8_t)(1u | (input ? 2u : 0u)); /* PMUXEN, INEN */
 }
 
-void tc_board_init(void)
-{
-    TC_REG32(SYSCTRL_OSC8M) &= ~(3u << 8); /* PRESC = 0: 8 MHz */
-    TC_REG32(GCLK_GENDIV) = 0u;            /* generator 0, divide by 1 */
-    gclk_sync();
-    TC_REG32(GCLK_GENCTRL) = 0u | (0x06u << 8) | (1u << 16); /* generator 0 <- OSC8M, GENEN */
-    gclk_sync();
-}
-
 void tc_console_init(void)
 {
     TC_REG32(PM_APBCMASK) |= 1u << (2u + TC_UART_INSTANCE);
@@ -71,8 +59,8 @@ void tc_console_init(void)
     while (TC_REG32(USART_SYNCBUSY) & 4u) {
     }
     /* BAUD = 65536 * (1 - 16 * baud / f_ref) */
-    uint64_t frac = ((uint64_t)65536u * 16u * TC_UART_BAUD + TC_UART_CLOCK_HZ / 2u) /
-                    TC_UART_CLOCK_HZ;
+    uint32_t ref_hz = tc_board_uart_clock_hz(); /* generator 0, as tc_board_init left it */
+    uint64_t frac = ((uint64_t)65536u * 16u * TC_UART_BAUD + ref_hz / 2u) / ref_hz;
     TC_REG16(USART_BAUD) = (uint16_t)(65536u - (uint32_t)frac);
     TC_REG32(USART_CTRLA) |= 2u; /* ENABLE */
     while (TC_REG32(USART_SYNCBUSY) & 2u) {

@@ -1,7 +1,7 @@
-/* tinycompile board support: STM32F4 / STM32F7 / STM32H7 console USART and board bring-up.
+/* tinycompile board support: STM32F4 / STM32F7 / STM32H7 console USART.
  *
- * The core keeps its reset clock (HSI: 16 MHz on F4/F7, 64 MHz on H7) and every bus prescaler
- * stays at 1, so the USART kernel clock is TC_UART_CLOCK_HZ = the board's clock_hz. Register
+ * Clocks are set up by tc_clock_stm32f.c (F4/F7) or tc_clock_stm32h7.c; the baud divisor comes
+ * from the USART's kernel clock as tc_board_uart_clock_hz() decodes it at run time. Register
  * addresses are the reference manuals' (RM0090 F4, RM0385 F7, RM0433 H7). tc_board.h selects the
  * family (TC_STM32_F4 / TC_STM32_F7 / TC_STM32_H7), the instance (TC_UART_INSTANCE: 1, 2, 3 or 6)
  * and the pins (TC_UART_TX_PORT/PIN, TC_UART_RX_PORT/PIN with port A = 0, TC_UART_AF).
@@ -16,9 +16,6 @@
 #define RCC_APB1EN (RCC_BASE + 0x0E8u) /* RCC_APB1LENR */
 #define RCC_APB2EN (RCC_BASE + 0x0F0u) /* RCC_APB2ENR */
 #define GPIO_BASE(port) (0x58020000u + 0x400u * (uint32_t)(port))
-#define PWR_BASE 0x58024800u
-#define PWR_CSR1 (PWR_BASE + 0x04u)
-#define PWR_CR3 (PWR_BASE + 0x0Cu)
 #elif defined(TC_STM32_F4) || defined(TC_STM32_F7)
 #define RCC_BASE 0x40023800u
 #define RCC_GPIOEN (RCC_BASE + 0x30u) /* RCC_AHB1ENR */
@@ -82,16 +79,6 @@ static void tc_gpio_af(uint32_t port, uint32_t pin, uint32_t af, int pull_up)
     TC_REG32(base + 0x00u) = (TC_REG32(base + 0x00u) & ~(3u << (2 * pin))) | (2u << (2 * pin));
 }
 
-void tc_board_init(void)
-{
-#if defined(TC_STM32_H7)
-    /* RM0433 power supply configuration: LDO supply, lock the configuration, wait for VOS. */
-    TC_REG32(PWR_CR3) = (TC_REG32(PWR_CR3) & ~0x7u) | (1u << 1); /* LDOEN, SCUEN=0, BYPASS=0 */
-    while ((TC_REG32(PWR_CSR1) & (1u << 13)) == 0) { /* ACTVOSRDY */
-    }
-#endif
-}
-
 void tc_console_init(void)
 {
     tc_gpio_af(TC_UART_TX_PORT, TC_UART_TX_PIN, TC_UART_AF, 0);
@@ -99,7 +86,8 @@ void tc_console_init(void)
     TC_REG32(UART_EN_REG) |= 1u << UART_EN_BIT;
     (void)TC_REG32(UART_EN_REG);
     TC_REG32(USART_CR1) = 0;
-    TC_REG32(USART_BRR) = (TC_UART_CLOCK_HZ + TC_UART_BAUD / 2u) / TC_UART_BAUD;
+    uint32_t kernel_hz = tc_board_uart_clock_hz(); /* decoded from RCC: the clock it really has */
+    TC_REG32(USART_BRR) = (kernel_hz + TC_UART_BAUD / 2u) / TC_UART_BAUD; /* 16x oversampling */
     TC_REG32(USART_CR1) = USART_CR1_TE | USART_CR1_RE;
     TC_REG32(USART_CR1) |= USART_CR1_UE;
 }

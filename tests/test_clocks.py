@@ -1,0 +1,332 @@
+"""Board clock set-up, on the host: each family's clock code (firmware/boards/<family>/
+tc_clock_*.c) and console driver compiled with TC_HOST_REGS against a behavioural model of the
+part's clock tree (tests/fixtures/clock_model/tc_clock_model.c), in three cases: everything
+starts, the crystal is dead, the PLL (SAMD21: DFLL48M) never locks.
+
+The final register values are decoded here, from the reference manuals (RM0090, RM0385, RM0433,
+SAM D21 DS40001882, RP2040 datasheet, nRF52840 PS), independently of tinycompile/build/clocks.py:
+the clock they give must be the board file's clock_hz (or the expected fallback), within the
+part's limits (PLL input and VCO ranges, bus maxima, flash wait states), the clock the firmware
+reports must equal the decoded one, and the console UART's divisor must suit the decoded clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from tinycompile.boards import Board, get_board
+from tinycompile.build.board_files import board_defines
+from tinycompile.build.clocks import clock_defines
+from tinycompile.build.host import host_cc
+from tinycompile.build.templates import template_env
+from tinycompile.errors import CompileError
+
+MHZ = 1_000_000
+BOARDS = ["stm32f407", "stm32f746", "stm32h743", "samd21", "rp2040", "nrf52840"]
+MODES = ["ok", "xtal", "pll"]
+FW = ROOT / "firmware" / "boards"
+SOURCES = {
+    "stm32f407": ("stm32/tc_clock_stm32f.c", "stm32/tc_uart_stm32.c", ""),
+    "stm32f746": ("stm32/tc_clock_stm32f.c", "stm32/tc_uart_stm32.c", ""),
+    "stm32h743": ("stm32/tc_clock_stm32h7.c", "stm32/tc_uart_stm32.c", ""),
+    "samd21": ("samd21/tc_clock_samd21.c", "samd21/tc_uart_samd21.c", "TC_MODEL_SAMD21"),
+    "rp2040": ("rp2040/tc_clock_rp2040.c", "rp2040/tc_uart_rp2040.c", "TC_MODEL_RP2040"),
+    "nrf52840": ("nrf52/tc_clock_nrf52.c", "nrf52/tc_uart_nrf52.c", "TC_MODEL_NRF52"),
+}
+
+
+class Regs(dict):
+    """Register values by address; unwritten registers read as their model reset value or 0."""
+
+    def __missing__(self, addr: int) -> int:
+        return 0
+
+
+@functools.cache
+def _model(board: str, tmp: Path) -> Path:
+    b = get_board(board)
+    out = tmp / board
+    out.mkdir(parents=True, exist_ok=True)
+    header = template_env().get_template("tc_board.h.j2")
+    (out / "tc_board.h").write_text(
+        header.render(board=b, defines=board_defines(b), source_name=f"{board}.toml")
+    )
+    clock, uart, define = SOURCES[board]
+    cmd = [host_cc(), "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-DTC_HOST_REGS"]
+    cmd += ["-DTC_VARIANT_BOARD", f"-I{out}", f"-I{FW / 'include'}", "-o", str(out / "model")]
+    cmd += [f"-D{define}"] if define else []
+    cmd += [
+        str(FW / clock),
+        str(FW / uart),
+        str(ROOT / "tests/fixtures/clock_model/tc_clock_model.c"),
+    ]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return out / "model"
+
+
+def run_model(board: str, mode: str, tmp: Path) -> tuple[dict[str, str], Regs, str]:
+    r = subprocess.run(
+        [str(_model(board, tmp)), mode], capture_output=True, text=True, timeout=120, check=True
+    )
+    facts, regs = {}, Regs()
+    for ln in r.stdout.splitlines():
+        parts = ln.split()
+        if parts[0] == "reg":
+            regs[int(parts[1], 16)] = int(parts[2], 16)
+        elif parts[0] in ("accesses", "clock_hz", "source", "uart_hz"):
+            facts[parts[0]] = parts[1]
+    return facts, regs, r.stdout
+
+
+def _ahb_div(code: int) -> int:  # HPRE / D1CPRE: 0xxx = 1, 1000 = 2, ..., 1111 = 512
+    return 1 if code < 8 else [2, 4, 8, 16, 64, 128, 256, 512][code - 8]
+
+
+def _apb_div(code: int) -> int:  # PPRE: 0xx = 1, 100 = 2, ..., 111 = 16
+    return 1 if code < 4 else 1 << (code - 3)
+
+
+def _check_stm32_brr(regs: Regs, usart_brr: int, kernel: int) -> None:
+    brr = regs[usart_brr]
+    assert brr == (kernel + 57600) // 115200, (brr, kernel)  # 16x oversampling: BRR = f / baud
+    assert abs(kernel / brr - 115200) / 115200 < 0.01
+
+
+# RM0090 table 10 / RM0385 table 7 (2.7-3.6 V): the highest HCLK for 0, 1, 2, ... wait states.
+F_WS = {"stm32f4": [30, 60, 90, 120, 150, 168], "stm32f7": [30, 60, 90, 120, 150, 180, 210, 216]}
+F_LIMITS = {"stm32f4": (168, 42, 84), "stm32f7": (216, 54, 108)}  # AHB, APB1, APB2 (MHz)
+
+
+def decode_stm32f(b: Board, regs: Regs) -> tuple[int, str, int]:
+    """(HCLK, source, USART kernel clock) of an STM32F4/F7, checked against the part's limits."""
+    fam = b.uart.driver
+    rcc, cr, cfgr, pll = 0x40023800, regs[0x40023800], regs[0x40023808], regs[0x40023804]
+    sws = (cfgr >> 2) & 3
+    assert sws != 3
+    if sws == 2:
+        m, n, p = pll & 0x3F, (pll >> 6) & 0x1FF, 2 * (((pll >> 16) & 3) + 1)
+        hse = bool(pll & (1 << 22))
+        fin = (b.crystal_hz if hse else 16 * MHZ) / m
+        assert cr & (1 << (17 if hse else 1)), "PLL input not running"
+        assert 2 <= m <= 63 and 50 <= n <= 432 and 1 * MHZ <= fin <= 2 * MHZ
+        assert 100 * MHZ <= fin * n <= 432 * MHZ
+        assert fin * n / ((pll >> 24) & 0xF) <= 48 * MHZ  # PLLQ: the 48 MHz clock
+        sys, source = fin * n / p, "pll"
+    else:
+        sys, source = (b.crystal_hz, "hse") if sws == 1 else (16 * MHZ, "hsi")
+    hclk = sys / _ahb_div((cfgr >> 4) & 0xF)
+    apb1, apb2 = hclk / _apb_div((cfgr >> 10) & 7), hclk / _apb_div((cfgr >> 13) & 7)
+    ahb_max, apb1_max, apb2_max = F_LIMITS[fam]
+    assert hclk <= ahb_max * MHZ and apb1 <= apb1_max * MHZ and apb2 <= apb2_max * MHZ
+    acr = regs[0x40023C00]
+    assert acr & 0xF >= next(ws for ws, top in enumerate(F_WS[fam]) if hclk <= top * MHZ)
+    if fam == "stm32f7" and hclk > 180 * MHZ:  # above 180 MHz only with over-drive (RM0385 4.1.4)
+        assert regs[0x40007000] & (3 << 16) == 3 << 16 and regs[0x40007004] & (3 << 16)
+    if sws == 2:
+        assert acr & (1 << 8), "prefetch"
+        assert acr & ((1 << 9) if fam == "stm32f7" else (3 << 9)), "ART / caches"
+    kernel = apb2 if b.uart.instance in (1, 6) else apb1
+    if fam == "stm32f7":
+        sel = (regs[rcc + 0x90] >> (2 * (b.uart.instance - 1))) & 3
+        assert sel == 0  # USART1SEL: PCLK2
+    usart = {1: 0x40011000, 2: 0x40004400, 3: 0x40004800, 6: 0x40011400}[b.uart.instance]
+    _check_stm32_brr(regs, usart + (0x08 if fam == "stm32f4" else 0x0C), int(kernel))
+    return int(hclk), source, int(kernel)
+
+
+# RM0433 table 17 at VOS1: (highest AXI clock, wait states, WRHIGHFREQ).
+H7_FLASH = [(70, 0, 0), (140, 1, 1), (185, 2, 1), (210, 2, 2), (225, 3, 2)]
+
+
+def decode_stm32h7(b: Board, regs: Regs) -> tuple[int, str, int]:
+    rcc = 0x58024400
+    cr, cfgr = regs[rcc], regs[rcc + 0x10]
+    sws = (cfgr >> 3) & 7
+    hsi = 64 * MHZ >> ((cr >> 3) & 3)
+    if sws == 3:
+        sel, cfg, div = regs[rcc + 0x28], regs[rcc + 0x2C], regs[rcc + 0x30]
+        src, m = sel & 3, (sel >> 4) & 0x3F
+        assert src in (0, 2) and cr & (1 << (17 if src == 2 else 2)), "PLL input not running"
+        ref = (b.crystal_hz if src == 2 else hsi) / m
+        rge, vcosel = (cfg >> 2) & 3, (cfg >> 1) & 1
+        assert [1, 2, 4, 8][rge] * MHZ <= ref <= [2, 4, 8, 16][rge] * MHZ
+        assert not cfg & 1 and cfg & (1 << 16)  # integer mode, DIVP1 enabled
+        n, p = (div & 0x1FF) + 1, ((div >> 9) & 0x7F) + 1
+        assert 4 <= n <= 512 and p % 2 == 0  # PLL1: even DIVP1 only
+        vco = ref * n
+        lo, hi = (150, 420) if vcosel else (192, 836)  # medium / wide VCO (revision Y limits)
+        assert lo * MHZ <= vco <= hi * MHZ and (vcosel or ref >= 2 * MHZ)
+        sys, source = vco / p, "pll"
+    else:
+        assert sws in (0, 2)
+        sys, source = (b.crystal_hz, "hse") if sws == 2 else (hsi, "hsi")
+    d1, d2, d3 = regs[rcc + 0x18], regs[rcc + 0x1C], regs[rcc + 0x20]
+    cpu = sys / _ahb_div((d1 >> 8) & 0xF)
+    hclk = cpu / _ahb_div(d1 & 0xF)
+    apbs = [hclk / _apb_div((r >> s) & 7) for r, s in ((d1, 4), (d2, 4), (d2, 8), (d3, 4))]
+    vos = (regs[0x58024818] >> 14) & 3
+    if cpu > 64 * MHZ:
+        assert vos == 3  # VOS1: CPU 400, AXI/AHB 200, APB 100 MHz
+    assert cpu <= 400 * MHZ and hclk <= 200 * MHZ and max(apbs) <= 100 * MHZ
+    acr = regs[0x52002000]
+    need = next(x for x in H7_FLASH if hclk <= x[0] * MHZ)
+    assert acr & 0xF >= need[1] and (acr >> 4) & 3 >= need[2]
+    if source == "pll":
+        assert (acr & 0xF, (acr >> 4) & 3) == need[1:], "latency and programming delay"
+    assert regs[rcc + 0x54] & 7 == 0  # USART234578SEL: rcc_pclk1
+    kernel = int(apbs[1])
+    _check_stm32_brr(regs, 0x4000480C, kernel)
+    return int(cpu), source, kernel
+
+
+def decode_samd21(b: Board, regs: Regs, text: str) -> tuple[int, str, int]:
+    gens = {
+        int(g): (int(c, 16), int(d, 16)) for g, c, d in re.findall(r"gen (\d+) (\S+) (\S+)", text)
+    }
+    clks = {int(i): int(v, 16) for i, v in re.findall(r"clk (\d+) (\S+)", text)}
+
+    def gen_hz(g: int) -> tuple[float, str]:
+        ctrl, div = gens[g]
+        assert ctrl & (1 << 16), "generator enabled"
+        src, d = (ctrl >> 8) & 0x1F, max(1, (div >> 8) & 0xFFFF)
+        if src == 6:
+            return 8 * MHZ / (1 << ((regs[0x40000820] >> 8) & 3)) / d, "osc8m"
+        if src == 5:
+            assert regs[0x4000080C] & 2 and regs[0x40000814] & 6 == 6  # XOSC32K: crystal, on
+            return 32768 / d, "xosc32k"
+        assert src == 7
+        dfll, val = regs[0x40000824] & 0xFFFF, regs[0x40000828]
+        assert dfll & 2, "DFLL48M enabled"
+        if dfll & 4:  # closed loop: 32768 Hz reference times MUL
+            ref = clks[0]
+            assert ref & (1 << 14)
+            ref_hz, name = gen_hz((ref >> 8) & 0xF)
+            assert name == "xosc32k" and regs[0x4000080C] & 0xC0 == 0xC0  # locked
+            return ref_hz * (regs[0x4000082C] & 0xFFFF) / d, "dfll"
+        coarse = regs[0x00806024] >> 26
+        assert (val >> 10) & 0x3F == coarse and val & 0x3FF == 512  # factory coarse, mid fine
+        return 48 * MHZ / d, "dfll_open"
+
+    hz, source = gen_hz(0)
+    assert hz <= 48 * MHZ
+    if hz > 24 * MHZ:
+        assert (regs[0x41004004] >> 1) & 0xF >= 1  # NVM: 1 wait state above 24 MHz at 3.3 V
+    core = clks[0x14 + b.uart.instance]
+    assert core & (1 << 14)
+    kernel, _ = gen_hz((core >> 8) & 0xF)
+    baud = regs[0x42000800 + 0x400 * b.uart.instance + 0x0C] & 0xFFFF
+    actual = kernel / 16 * (1 - baud / 65536)
+    assert baud == 65536 - round(65536 * 16 * 115200 / kernel)
+    assert abs(actual - 115200) / 115200 < 0.005
+    return int(hz), source, int(kernel)
+
+
+def decode_rp2040(b: Board, regs: Regs) -> tuple[int, str, int]:
+    ref_sel, sys_sel, sys_ctrl = regs[0x40008038], regs[0x40008044], regs[0x4000803C]
+    assert ref_sel in (1, 4) and sys_sel in (1, 2)
+    if sys_sel == 2:
+        assert (sys_ctrl >> 5) & 7 == 0 and ref_sel == 4  # aux = pll_sys; its reference: XOSC
+        cs, pwr, fb, prim = regs[0x40028000], regs[0x40028004], regs[0x40028008], regs[0x4002800C]
+        assert cs & (1 << 31) and pwr & 0x29 == 0 and regs[0x40024004] & (1 << 31)
+        ref = b.crystal_hz / (cs & 0x3F)
+        pd1, pd2 = (prim >> 16) & 7, (prim >> 12) & 7
+        assert ref >= 5 * MHZ and 16 <= fb <= 320 and 1 <= pd2 <= pd1 <= 7
+        assert 750 * MHZ <= ref * fb <= 1600 * MHZ
+        hz, source = ref * fb / pd1 / pd2, "pll"
+    else:
+        hz, source = (b.crystal_hz, "xosc") if ref_sel == 4 else (b.reset_clock_hz, "rosc")
+    hz /= max(1, regs[0x40008040] >> 8)
+    assert hz <= 133 * MHZ
+    peri = regs[0x40008048]
+    assert peri & (1 << 11) and (peri >> 5) & 7 == 0  # clk_peri on, from clk_sys
+    ibrd, fbrd = regs[0x40034024], regs[0x40034028]
+    assert 64 * ibrd + fbrd == round(4 * hz / 115200)
+    assert abs(4 * hz / (64 * ibrd + fbrd) - 115200) / 115200 < 0.01
+    return int(hz), source, int(hz)
+
+
+EXPECTED = {  # board -> mode -> (clock_hz, source): None means the board file's clock_hz
+    "stm32f407": {"ok": (None, "pll"), "xtal": (None, "pll"), "pll": (16 * MHZ, "hsi")},
+    "stm32f746": {"ok": (None, "pll"), "xtal": (None, "pll"), "pll": (16 * MHZ, "hsi")},
+    "stm32h743": {"ok": (None, "pll"), "xtal": (None, "pll"), "pll": (64 * MHZ, "hsi")},
+    "samd21": {"ok": (None, "dfll"), "xtal": (48 * MHZ, "dfll_open"), "pll": (8 * MHZ, "osc8m")},
+    "rp2040": {"ok": (None, "pll"), "xtal": (6_500_000, "rosc"), "pll": (12 * MHZ, "xosc")},
+    "nrf52840": {"ok": (None, "hfxo"), "xtal": (None, "hfint"), "pll": (None, "hfxo")},
+}
+PLL_SOURCE = {"ok": True, "xtal": False}  # PLL fed by the crystal (HSE) or by HSI
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("board", BOARDS)
+def test_clock_tree_decodes_to_the_target(board: str, mode: str, tmp_path_factory) -> None:
+    b = get_board(board)
+    facts, regs, text = run_model(board, mode, tmp_path_factory.getbasetemp() / "clock_models")
+    if board.startswith("stm32f"):
+        hz, source, kernel = decode_stm32f(b, regs)
+        if source == "pll":
+            assert bool(regs[0x40023804] & (1 << 22)) == PLL_SOURCE[mode]
+    elif board == "stm32h743":
+        hz, source, kernel = decode_stm32h7(b, regs)
+        if source == "pll":
+            assert (regs[0x58024428] & 3 == 2) == PLL_SOURCE[mode]
+    elif board == "samd21":
+        hz, source, kernel = decode_samd21(b, regs, text)
+    elif board == "rp2040":
+        hz, source, kernel = decode_rp2040(b, regs)
+    else:  # nRF52840: 64 MHz whatever the source; HFCLKSTAT says which one runs
+        stat = regs[0x4000040C]
+        hz, source, kernel = 64 * MHZ, "hfxo" if stat & 0x10001 == 0x10001 else "hfint", 16 * MHZ
+        assert regs[0x40002524] == 0x01D60000  # UARTE BAUDRATE code for 115200
+    want_hz, want_source = EXPECTED[board][mode]
+    assert (hz, source) == (want_hz or b.clock_hz, want_source)
+    # What the firmware reports is what the registers say.
+    assert (int(facts["clock_hz"]), facts["source"], int(facts["uart_hz"])) == (hz, source, kernel)
+    assert int(facts["accesses"]) < 20_000_000  # every wait bounded, none near the guard
+
+
+def test_model_sees_a_wrong_setting(tmp_path: Path) -> None:
+    """The decoders reject what a broken clock set-up would leave: a wrong PLL N, one wait state
+    too few, a baud divisor for the reset clock."""
+    b = get_board("stm32f746")
+    _, regs, _ = run_model("stm32f746", "ok", tmp_path)
+
+    def check(r: Regs) -> None:
+        assert decode_stm32f(b, r)[0] == b.clock_hz
+
+    check(regs)
+    for addr, change in (
+        (0x40023804, lambda v: (v & ~(0x1FF << 6)) | (431 << 6)),  # PLLN 431: 215.5 MHz
+        (0x40023804, lambda v: (v & ~0x3F) | 24),  # PLLM 24: 225 MHz, VCO input above 1 MHz
+        (0x40023C00, lambda v: (v & ~0xF) | 6),  # 6 wait states at 216 MHz
+        (0x4001100C, lambda v: 139),  # BRR for 16 MHz
+        (0x4001100C, lambda v: v + 1),  # BRR off by one
+        (0x40007000, lambda v: v & ~(1 << 17)),  # over-drive not switched
+        (0x40023808, lambda v: v & ~(7 << 13)),  # APB2 /1: 216 MHz
+    ):
+        bad = Regs(regs)
+        bad[addr] = change(regs[addr])
+        with pytest.raises(AssertionError):
+            check(bad)
+
+
+@pytest.mark.parametrize(
+    ("board", "clock_hz", "why"),
+    [
+        ("stm32f407", 167_000_001, "no main-PLL setting"),
+        ("stm32f407", 180_000_000, "above the part's"),
+        ("stm32h743", 480_000_000, "maximum at voltage scale 1"),
+        ("samd21", 48_000_000, "32768 \\* MUL"),
+        ("rp2040", 133_333_333, "no PLL_SYS setting"),
+    ],
+)
+def test_unreachable_clock_is_refused(board: str, clock_hz: int, why: str) -> None:
+    b = dataclasses.replace(get_board(board), clock_hz=clock_hz)
+    with pytest.raises(CompileError, match=f"board {board}: clock_hz {clock_hz}: .*{why}"):
+        clock_defines(b)
