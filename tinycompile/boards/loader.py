@@ -63,6 +63,7 @@ from .spec import (
     EMULATOR_MACHINES,
     HOST,
     Board,
+    BootloaderSpec,
     EmulatorSpec,
     FlashSpec,
     MemRegion,
@@ -310,6 +311,7 @@ def load_board_file(path: str | Path) -> Board:
         "sram",
         "uart",
         "emulator",
+        "bootloader",
     }
     _no_unknown(raw, known, source, "")
     if stack >= sram[0].size:
@@ -330,7 +332,17 @@ def load_board_file(path: str | Path) -> Board:
         flash_methods=tuple(methods),
         emulator=emulator,
         source=source,
+        bootloader=_bootloader(raw, source, flash),
     )
+
+
+def _bootloader(raw: dict[str, Any], source: Path, flash: FlashSpec) -> BootloaderSpec | None:
+    """The optional ``[bootloader]`` table (boards/bootloader.py validates it)."""
+    if "bootloader" not in raw:
+        return None
+    from .bootloader import parse_bootloader
+
+    return parse_bootloader(raw["bootloader"], source, flash)
 
 
 def board_dirs() -> list[Path]:
