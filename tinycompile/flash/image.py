@@ -1,5 +1,5 @@
-"""What to flash: a build folder (report.json names its board; its firmware.hex gives the
-addresses) or a firmware file (.hex or .elf with addresses, .bin placed at the application
+"""What to flash: a build folder (report.json names its board; its firmware.elf gives the
+load addresses) or a firmware file (.hex or .elf with addresses, .bin placed at the application
 start), checked against the board's flash before any port is opened."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class Image:
 
 
 def firmware_path(target: str | Path, board: Board) -> Path:
-    """The firmware file of ``target``: the file itself, or a build folder's firmware.hex
+    """The firmware file of ``target``: the file itself, or a build folder's firmware.elf
     (refused when its report.json names another board or an emulator build)."""
     path = Path(target)
     if not path.exists():
@@ -50,7 +50,7 @@ def firmware_path(target: str | Path, board: Board) -> Path:
     variant = (meta.get("options") or {}).get("variant")
     if variant != "board":
         raise CompileError(f"{path} is an {variant} build; flash needs a board build")
-    fw = path / "build" / f"{board.name}-board" / "firmware.hex"
+    fw = path / "build" / f"{board.name}-board" / "firmware.elf"
     if not fw.is_file():
         raise CompileError(f"{path}: {fw.relative_to(path)} is missing (rebuild the folder)")
     return fw
