@@ -1,4 +1,4 @@
-"""Command line: tinycompile check | plan | build | run | boards.
+"""Command line: tinycompile check | plan | build | run | boards | flash.
 
 Exit codes:
   0    success
@@ -142,6 +142,50 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--layers", action="store_true", help="also compare every intermediate tensor")
     p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser(
+        "flash",
+        help="program a board over its bootloader (STM32 UART, SAM-BA, UF2)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="""Program a board by the method its board file names ([bootloader]):
+  stm32f746, stm32f407, stm32h743: the ROM UART bootloader (ST AN3155). Wire a 3.3 V
+    USB-serial adapter to the bootloader USART (AN2606; not the board's virtual COM port):
+    stm32f746 USART1 PA9 (TX) / PA10 (RX), stm32f407 and stm32h743 USART3 PB10 / PB11;
+    adapter TX to the part's RX, GND to GND; BOOT0 high, then reset.
+      tinycompile flash build/digits-stm32f746 --board stm32f746 --port /dev/ttyUSB0
+  samd21 (Arduino Zero): the Arduino bootloader's SAM-BA monitor on the NATIVE USB port; a
+    1200-baud touch starts it while an Arduino sketch runs (else double-tap RESET and pass
+    --no-touch). Its 8 KB bootloader region is never written.
+      tinycompile flash build/digits-samd21 --board samd21 --port /dev/ttyACM0
+  rp2040 (and samd21 with a UF2 bootloader, --method uf2): writes firmware.uf2 beside the
+    firmware; hold BOOTSEL while plugging in the Pico, then:
+      tinycompile flash build/digits-rp2040 --board rp2040 --drive /media/$USER/RPI-RP2
+Erase, write and verify (read-back or CRC) always run; a failed verify exits 3.""",
+    )
+    p.add_argument("target", metavar="BUILD_DIR|FIRMWARE", help="build folder or .hex/.elf/.bin")
+    p.add_argument("--board", required=True, help="board name or file (must match the build)")
+    p.add_argument("--port", help="serial port (stm32-uart, sam-ba), e.g. /dev/ttyUSB0")
+    p.add_argument("--method", help="stm32-uart, sam-ba or uf2 (default: the board's first)")
+    p.add_argument("--baud", type=int, help="baud rate (default: the board file's)")
+    p.add_argument("--no-go", action="store_true", help="do not start the application after")
+    p.add_argument(
+        "--boot-lines",
+        default="none",
+        choices=["none", "dtr-nrst-rts-boot0", "rts-nrst-dtr-boot0"],
+        help="STM32: NRST and BOOT0 wired to the adapter's DTR/RTS pins (default none; ports"
+        " without modem lines continue with a notice)",
+    )
+    p.add_argument("--no-touch", action="store_true", help="SAM-BA: skip the 1200-baud touch")
+    p.add_argument(
+        "--bootloader-port", help="SAM-BA: the name the port comes back under after the touch"
+    )
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=10.0,
+        help="SAM-BA: seconds to wait for the bootloader's port after the touch (default 10)",
+    )
+    p.add_argument("--drive", help="UF2: the mounted UF2 drive (checked by its INFO_UF2.TXT)")
 
     p = sub.add_parser("boards", help="list the known boards")
     p.add_argument("--json", action="store_true")
@@ -295,12 +339,34 @@ def cmd_run(a: argparse.Namespace) -> int:
     return EXIT_OK if r.ok else EXIT_DOES_NOT_FIT
 
 
+def cmd_flash(a: argparse.Namespace) -> int:
+    from .flash import FlashOptions, Timeouts, flash
+
+    if not 0 < a.wait <= 120:
+        raise UsageError("flash: --wait takes 0 < SECONDS <= 120")
+    if a.baud is not None and not 1200 <= a.baud <= 4_000_000:
+        raise UsageError(f"flash: --baud {a.baud} is not a serial baud rate")
+    opts = FlashOptions(
+        port=a.port,
+        baud=a.baud,
+        go=not a.no_go,
+        boot_lines=a.boot_lines,
+        touch=not a.no_touch,
+        bootloader_port=a.bootloader_port,
+        drive=a.drive,
+        timeouts=Timeouts(reappear=a.wait),
+    )
+    print(flash(a.target, a.board, opts, a.method))
+    return EXIT_OK
+
+
 COMMANDS = {
     "check": cmd_check,
     "plan": cmd_plan,
     "build": cmd_build,
     "run": cmd_run,
     "boards": cmd_boards,
+    "flash": cmd_flash,
 }
 
 

@@ -10,7 +10,8 @@ KeyboardInterrupt, exit 130; SIGTERM: `Terminated`, exit 143) whose unwinding re
 folders and partial outputs. A second signal during that cleanup is ignored. `deferred` holds
 the exception back over a few statements that must not be cut in half (moving a folder).
 
-`Progress` prints "inputs done/total" on stderr for long runs when stderr is a terminal.
+`Progress` prints "inputs done/total" (or a bar: flash's erase/write/verify) on stderr for long
+runs when stderr is a terminal.
 """
 
 from __future__ import annotations
@@ -233,10 +234,13 @@ def stop_all(grace_s: float = GRACE_S) -> None:
 
 
 class Progress:
-    """ "inputs done/total" on stderr, shown after `after_s` seconds and only on a terminal."""
+    """ "inputs done/total" on stderr (with `bar`, a bar before it), shown after `after_s`
+    seconds and only on a terminal."""
 
-    def __init__(self, total: int, what: str = "inputs", *, after_s: float = 3.0) -> None:
-        self.total, self.what, self.after_s = total, what, after_s
+    def __init__(
+        self, total: int, what: str = "inputs", *, after_s: float = 3.0, bar: bool = False
+    ) -> None:
+        self.total, self.what, self.after_s, self.bar = total, what, after_s, bar
         self.start = time.monotonic()
         self.shown = False
         self.last = -1
@@ -247,7 +251,12 @@ class Progress:
         done = min(done, self.total)
         if not self.enabled or done == self.last or time.monotonic() - self.start < self.after_s:
             return
-        sys.stderr.write(f"\r{self.what} {done}/{self.total}")
+        if self.bar:  # "write [#######.............]  12,288/17,264"
+            filled = 24 * done // self.total
+            line = f"{self.what} [{'#' * filled}{'.' * (24 - filled)}] {done:,}/{self.total:,}"
+        else:
+            line = f"{self.what} {done}/{self.total}"
+        sys.stderr.write(f"\r{line}")
         sys.stderr.flush()
         self.shown, self.last = True, done
 

@@ -66,6 +66,7 @@ from .spec import (
     EMULATOR_MACHINES,
     HOST,
     Board,
+    BootloaderSpec,
     EmulatorSpec,
     FlashSpec,
     MemRegion,
@@ -325,6 +326,7 @@ def load_board_file(path: str | Path) -> Board:
         "sram",
         "uart",
         "emulator",
+        "bootloader",
     }
     _no_unknown(raw, known, source, "")
     if stack >= sram[0].size:
@@ -348,7 +350,17 @@ def load_board_file(path: str | Path) -> Board:
         flash_methods=tuple(methods),
         emulator=emulator,
         source=source,
+        bootloader=_bootloader(raw, source, flash),
     )
+
+
+def _bootloader(raw: dict[str, Any], source: Path, flash: FlashSpec) -> BootloaderSpec | None:
+    """The optional ``[bootloader]`` table (boards/bootloader.py validates it)."""
+    if "bootloader" not in raw:
+        return None
+    from .bootloader import parse_bootloader
+
+    return parse_bootloader(raw["bootloader"], source, flash)
 
 
 def board_dirs() -> list[Path]:

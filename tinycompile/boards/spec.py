@@ -106,6 +106,31 @@ class EmulatorSpec:
 
 
 @dataclass(frozen=True)
+class BootloaderSpec:
+    """How `tinycompile flash` programs the board (the board file's ``[bootloader]``).
+
+    ``methods``: stm32-uart (ROM bootloader, AN3155), sam-ba (Arduino SAM-BA monitor), uf2
+    (mass-storage drive); the first is the default. ``sectors`` are (address, size) of every
+    erasable sector in the bootloader's numbering (sector i is ``sectors[i]``)."""
+
+    methods: tuple[str, ...]
+    baud: int = 115200
+    usart: int | None = None
+    tx: str | None = None
+    rx: str | None = None
+    product_id: int | None = None
+    part: str | None = None
+    sectors: tuple[tuple[int, int], ...] = ()
+    device_id: int | None = None
+    device_id_mask: int = 0xFFFFFFFF
+    buffer: int | None = None
+    buffer_size: int = 0
+    page_size: int = 0
+    uf2_family_id: int | None = None
+    uf2_board_id: str | None = None
+
+
+@dataclass(frozen=True)
 class Board:
     """A validated board description (see the module docstring for the file format)."""
 
@@ -127,6 +152,7 @@ class Board:
     flash_methods: tuple[str, ...] = ()
     emulator: EmulatorSpec | None = None
     source: Path | None = None
+    bootloader: BootloaderSpec | None = None
 
     @property
     def is_host(self) -> bool:
