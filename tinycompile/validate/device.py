@@ -67,7 +67,9 @@ class Device:
         name = pr.COMMAND_NAMES.get(cmd, f"command 0x{cmd:02x}")
         timeout = timeout_s or self.timeout_s
         last = "no reply"
-        for attempt in range(ATTEMPTS):
+        sent = 0
+        while sent < ATTEMPTS:
+            sent += 1
             self.seq = (self.seq + 1) & 0xFF
             self.port.write(pr.encode(cmd, self.seq, payload))
             reply = self.wait_reply(cmd, self.seq, timeout)
@@ -84,7 +86,7 @@ class Device:
                 reason = pr.STATUS_NAMES.get(reply.status, f"status {reply.status}")
                 raise DeviceError(f"{self.port.path}: {name} refused: {reason}")
             return reply.data
-        tries = f" ({attempt + 1} attempt{'s' if attempt else ''})"
+        tries = f" ({sent} attempt{'s' if sent > 1 else ''})"
         raise DeviceError(f"{self.port.path}: {name}: {last}{tries}")
 
     # -- commands ----------------------------------------------------------------------------

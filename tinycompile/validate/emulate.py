@@ -18,11 +18,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import procs
 from ..boards import Board, get_board
 from ..errors import CompileError, DeviceError, ToolchainError
+from ..frontend import load_model
 from ..run.emulator import ICOUNT_SHIFT, QEMU, QEMU_HINT
+from .session import ValidateReport, validate
 
 _PTY = re.compile(r"char device redirected to (\S+) \(label serial(\d+)\)")
 
@@ -104,3 +107,17 @@ def _wait_for_pty(proc: subprocess.Popen[bytes], log, serial: int, timeout_s: fl
             raise DeviceError(f"QEMU stopped at start-up (status {proc.returncode}): {last}")
         time.sleep(0.05)
     raise DeviceError(f"QEMU named no pty for its console within {timeout_s:g} s")
+
+
+def validate_on_emulator(model: str | Path, board: str, **kw: Any) -> ValidateReport:
+    """Build `model`'s real-board firmware for `board` in a temporary folder, run it in QEMU
+    with its console on a pty and validate it there (`validate`'s keywords)."""
+    from ..planner import plan
+    from ..run.board import build_board
+
+    b = get_board(board)
+    pty_command(b, Path(model))  # refuse a board QEMU cannot run before building anything
+    with tempfile.TemporaryDirectory(prefix="tc_validate_") as td:
+        fw = build_board(plan(load_model(model)), b.name, Path(td) / "project").firmware
+        with emulated_board(b, fw.elf) as emu:
+            return validate(model, b.name, emu.pty, emulated=True, **kw)
