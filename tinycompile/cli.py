@@ -145,36 +145,24 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "validate",
-        help="run inputs on a board through its console, compare with TFLM, report cycles",
-        description="Talk to the firmware `tinycompile build` made for MODEL (flashed on a board,"
-        " or in QEMU: --port qemu, or a pty from `tinycompile emulate`) over its console UART:"
-        " handshake (the firmware must run this model file), send each input, invoke, read the"
-        " outputs, compare them with TensorFlow Lite Micro. Exit 0: all match, 1: a mismatch,"
-        " 3: the port or board failed.",
+        help="run inputs on a board over its console UART, compare with TFLM, report cycles",
+        description="Handshake with the board firmware `build` made for MODEL (it must run this"
+        " model file), send inputs, invoke, read outputs, compare with TFLM. Exit 0: all match,"
+        " 1: a mismatch, 3: the port or board failed.",
     )
     _model_arg(p)
     p.add_argument("--board", required=True, help="the board the firmware was built for")
     p.add_argument(
         "--port",
         required=True,
-        help="serial port of the board's console (/dev/ttyACM0, a pty), or 'qemu': build the"
-        " board firmware and run it in QEMU on a pty (boards with a QEMU model of their chip)",
+        help="the console's serial port (/dev/ttyACM0, the pty of `tinycompile emulate`), or"
+        " 'qemu': build the board firmware and run it in QEMU on a pty",
     )
     p.add_argument("--inputs", help="as for run: .npy or .npz")
-    p.add_argument(
-        "-n",
-        type=_positive,
-        default=None,
-        help=f"random inputs when --inputs is absent (default {DEFAULT_SAMPLES})",
-    )
+    p.add_argument("-n", type=_positive, help=f"random inputs (default {DEFAULT_SAMPLES})")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--layers", action="store_true", help="also read the cycles of every layer")
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=60.0,
-        help="seconds one inference may take before the board counts as hung (default 60)",
-    )
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds an inference may take")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(
@@ -341,64 +329,23 @@ def cmd_validate(a: argparse.Namespace) -> int:
         raise UsageError("-n makes random inputs; it does not go with --inputs (drop one)")
     if not a.timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds, got {a.timeout:g}")
-    from .validate import validate, validate_on_emulator
+    from .validate.command import validate_command
 
-    g = api.plan(a.model).graph  # a model that cannot be compiled is refused here (exit 2)
+    api.plan(a.model)  # a model that cannot be compiled is refused here (exit 2)
     api.require_reference()
-    xs = None
-    notes: list[str] = []
-    if a.inputs:
-        given = api.user_inputs(g, load_inputs(a.inputs))
-        xs, notes = given.arrays, given.notes
-    for note in notes if not a.json else []:
-        print(f"note: {note}")
-
-    def on_hello(h) -> None:
-        if not a.json:
-            print(
-                f"{h.board} on {a.port}: model {h.model_sha256[:16]} ({Path(a.model).name}),"
-                f" {h.clock_hz / 1e6:g} MHz, timer {h.timer}"
-            )
-
-    def on_result(rep, r) -> None:
-        if not a.json:
-            print(rep.line(r), flush=True)
-
-    kw = {
-        "inputs": xs,
-        "n": a.n if a.n is not None else DEFAULT_SAMPLES,
-        "seed": a.seed,
-        "layers": a.layers,
-        "invoke_timeout_s": a.timeout,
-        "on_hello": on_hello,
-        "on_result": on_result,
-    }
-    if a.port == "qemu":
-        rep = validate_on_emulator(a.model, a.board, **kw)
-    else:
-        rep = validate(a.model, a.board, a.port, **kw)
-    if a.json:
-        print(json.dumps(rep.as_dict() | {"notes": notes + rep.notes}, indent=1))
-    else:
-        print(rep.summary())
-    return EXIT_OK if rep.ok else EXIT_DOES_NOT_FIT
+    n = a.n if a.n is not None else DEFAULT_SAMPLES
+    ok = validate_command(
+        a.model, a.board, a.port, inputs_file=a.inputs, n=n, seed=a.seed, layers=a.layers,
+        timeout_s=a.timeout, as_json=a.json,
+    )  # fmt: skip
+    return EXIT_OK if ok else EXIT_DOES_NOT_FIT
 
 
 def cmd_emulate(a: argparse.Namespace) -> int:
-    import time
+    from .validate.command import emulate_command
 
-    from .validate import board_elf, emulated_board
-
-    board, elf = board_elf(a.build_dir, a.board)
-    with emulated_board(board, elf) as emu:
-        print(
-            f"{board.name} firmware on QEMU {emu.machine}: console on {emu.pty} (Ctrl-C stops it)",
-            flush=True,
-        )
-        while emu.proc.poll() is None:
-            time.sleep(0.25)
-        code = emu.proc.returncode
-    raise DeviceError(f"QEMU stopped (status {code})")
+    emulate_command(a.build_dir, a.board)
+    return EXIT_OK
 
 
 COMMANDS = {

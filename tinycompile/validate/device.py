@@ -29,6 +29,7 @@ class Device:
         self, port: Port, *, timeout_s: float = 1.0, invoke_timeout_s: float = 60.0
     ) -> None:
         self.port = port
+        port.ser.write_timeout = max(5.0, timeout_s)  # a port that takes no bytes is an error
         self.timeout_s = timeout_s
         self.invoke_timeout_s = invoke_timeout_s
         self.reader = pr.FrameReader()

@@ -120,4 +120,4 @@ def validate_on_emulator(model: str | Path, board: str, **kw: Any) -> ValidateRe
     with tempfile.TemporaryDirectory(prefix="tc_validate_") as td:
         fw = build_board(plan(load_model(model)), b.name, Path(td) / "project").firmware
         with emulated_board(b, fw.elf) as emu:
-            return validate(model, b.name, emu.pty, emulated=True, **kw)
+            return validate(model, b.name, emu.pty, emulated=True, machine=emu.machine, **kw)

@@ -23,6 +23,7 @@ from ..errors import DeviceError
 from ..frontend import load_model
 from ..ir import Graph
 from ..run.compare import diff
+from ..run.emulator import ICOUNT_SHIFT, ticks_to_instructions
 from ..run.inputs import make_inputs
 from ..run.ioformat import NP_DTYPES
 from ..run.reference import require_reference, run_tflm
@@ -55,6 +56,7 @@ class ValidateReport:
     hello: Hello
     results: list[InputResult]
     emulated: bool = False
+    machine: str = ""  # the QEMU machine when emulated
     notes: list[str] = field(default_factory=list)
     layer_kinds: list[str] = field(default_factory=list)
 
@@ -101,6 +103,12 @@ class ValidateReport:
                 f"{self.ms(lo):.3f} / {self.ms(med):.3f} / {self.ms(hi):.3f} ms at "
                 f"{h.clock_hz / 1e6:g} MHz, timer {h.timer}"
             )
+            if self.emulated and self.machine and h.timer == "systick":
+                instr = ticks_to_instructions(med, self.machine)
+                lines.append(
+                    f"emulated: {med:,} SysTick ticks of {self.machine} under -icount shift="
+                    f"{ICOUNT_SHIFT} = {instr:,} instructions per inference (median)"
+                )
         layers = [r.layer_cycles for r in self.results if r.layer_cycles]
         if layers:
             lines += ["", "layer  op                   cycles (mean)        ms     share"]
@@ -168,6 +176,7 @@ def validate(
     seed: int = 0,
     layers: bool = False,
     emulated: bool = False,
+    machine: str = "",
     timeout_s: float = 1.0,
     invoke_timeout_s: float = 60.0,
     on_hello: Callable[[Hello], None] | None = None,
@@ -187,7 +196,7 @@ def validate(
         check_hello(h, g, str(model), b.name)
         if on_hello is not None:
             on_hello(h)
-        report = ValidateReport(str(model), port, h, [], emulated=emulated)
+        report = ValidateReport(str(model), port, h, [], emulated=emulated, machine=machine)
         report.notes += _timer_notes(h, b.timer, emulated)
         if layers:
             report.layer_kinds = _layer_kinds(g)  # (plans a copy of the graph)
