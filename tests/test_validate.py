@@ -63,6 +63,13 @@ def test_validate_example_in_qemu(capsys: pytest.CaptureFixture[str]) -> None:
     assert any("not the part's cycles" in n for n in d["notes"])
 
 
+def test_cmsdk_uart_answers_too() -> None:
+    """The qemu-m3 board build's console (CMSDK UART on mps2-an385): another receive path."""
+    rep = validate_on_emulator(str(DIGITS), "qemu-m3", n=2)
+    assert rep.ok and rep.hello.board == "qemu-m3" and rep.hello.timer == "systick"
+    assert all(r.cycles > 100_000 for r in rep.results)
+
+
 def test_validate_whole_dscnn_in_qemu() -> None:
     rep = validate_on_emulator(str(MODELS / "kws_dscnn.tflite"), BOARD, n=2)
     assert rep.ok and len(rep.results) == 2 and rep.hello.input_bytes == (490,)

@@ -39,7 +39,17 @@ enum {
     ST_UNSUPPORTED = 5,
 };
 
-/* The model's SHA-256, computed by the compiler from the model file (tc_model.h). */
+/* The model's SHA-256, computed by the compiler from the model file (tc_model.h); a model
+ * header written by hand may lack it: zeros then (no model file matches). */
+#ifndef TC_MODEL_SHA256_BYTES
+#define TC_MODEL_SHA256_BYTES 0
+#endif
+/* Likewise a hand-written model without state (and without tc_reset_state). */
+#ifdef TC_STATE_BYTES
+#define TC_PROTO_STATE_BYTES TC_STATE_BYTES
+#else
+#define TC_PROTO_STATE_BYTES 0
+#endif
 static const uint8_t tc_model_sha256[32] = {TC_MODEL_SHA256_BYTES};
 
 /* The hello reply lists every input and output size in one frame. */
@@ -135,13 +145,13 @@ static void do_hello(uint8_t seq, const uint32_t *layer_ticks)
     reply_begin(CMD_HELLO, seq, len, ST_OK);
     tx_u8(TC_PROTO_VERSION);
     tx_u8((uint32_t)tc_timer_kind());
-    tx_u8((layer_ticks ? 1u : 0u) | (TC_STATE_BYTES > 0 ? 2u : 0u));
+    tx_u8((layer_ticks ? 1u : 0u) | (TC_PROTO_STATE_BYTES > 0 ? 2u : 0u));
     tx_u16(TC_PROTO_MAX_PAYLOAD);
     tx_u32(TC_BOARD_CLOCK_HZ);
     tx_u8(TC_NUM_INPUTS);
     tx_u8(TC_NUM_OUTPUTS);
     tx_u16(TC_NUM_LAYERS);
-    tx_u32(TC_STATE_BYTES);
+    tx_u32(TC_PROTO_STATE_BYTES);
     tx_bytes(tc_model_sha256, 32);
     for (int i = 0; i < TC_NUM_INPUTS; i++) {
         tx_u32(tc_input_info[i].bytes);
@@ -239,7 +249,9 @@ static void handle(uint8_t cmd, uint8_t seq, uint32_t len, uint32_t *layer_ticks
         if (len != 0) {
             break;
         }
+#ifdef TC_STATE_BYTES
         tc_reset_state();
+#endif
         reply_status(cmd, seq, ST_OK);
         return;
     default:
