@@ -70,3 +70,21 @@ def test_hello_parser_reads_a_hand_packed_reply() -> None:
         except (ValueError, struct.error):
             continue
         raise AssertionError(f"a hello cut at {cut} bytes was accepted")
+
+
+def test_validate_usage_mistakes_exit_2(capsys) -> None:
+    from pathlib import Path
+
+    from tinycompile import cli
+
+    digits = str(Path(__file__).resolve().parent.parent / "examples" / "digits.tflite")
+    base = ["validate", digits, "--port", "/dev/null"]
+    cases = [
+        ([*base, "--board", "host"], "has no console UART"),
+        ([*base, "--board", "stm32f407", "-n", "2", "--inputs", "x.npy"], "does not go with"),
+        ([*base, "--board", "stm32f407", "--timeout", "0"], "--timeout must be positive"),
+        (["validate", digits, "--board", "stm32f407"], "--port"),
+    ]
+    for args, words in cases:
+        assert cli.main(args) == 2, args
+        assert words in capsys.readouterr().err

@@ -328,7 +328,7 @@ def cmd_validate(a: argparse.Namespace) -> int:
     if a.inputs and a.n is not None:
         raise UsageError("-n makes random inputs; it does not go with --inputs (drop one)")
     if not a.timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, got {a.timeout:g}")
+        raise UsageError(f"--timeout must be positive (seconds), got {a.timeout:g}")
     from .validate.command import validate_command
 
     api.plan(a.model)  # a model that cannot be compiled is refused here (exit 2)

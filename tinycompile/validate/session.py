@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..boards import get_board
-from ..errors import DeviceError
+from ..errors import CompileError, DeviceError
 from ..frontend import load_model
 from ..ir import Graph
 from ..run.compare import diff
@@ -185,10 +185,11 @@ def validate(
     """Validate the firmware on `port` against TFLM for `model` (inputs: batch on axis 0)."""
     require_reference()
     b = get_board(board)
+    if b.uart is None:
+        raise CompileError(f"board {b.name} has no console UART to validate over")
     g = load_model(model)
     xs = inputs if inputs is not None else make_inputs(g, n, seed)
     ref = run_tflm(model, xs, n_outputs=len(g.outputs))
-    assert b.uart is not None
     with Port(port, b.uart.baud, timeout_s=timeout_s) as p:
         dev = Device(p, timeout_s=timeout_s, invoke_timeout_s=invoke_timeout_s)
         dev.resync()
