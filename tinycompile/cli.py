@@ -1,4 +1,4 @@
-"""Command line: tinycompile check | plan | build | run | boards | flash.
+"""Command line: tinycompile check | plan | build | run | flash | validate | emulate | boards.
 
 Exit codes:
   0    success
@@ -25,6 +25,7 @@ import tinycompile
 
 from . import api
 from .errors import CompileError, DeviceError, DoesNotFit
+from .flash import HELP as FLASH_HELP
 from .paths import EXAMPLE_MODEL
 from .report import build_report, plan_dict, plan_table, write_json
 from .run.files import check_outputs, load_inputs, save_outputs
@@ -147,20 +148,7 @@ def _parser() -> argparse.ArgumentParser:
         "flash",
         help="program a board over its bootloader (STM32 UART, SAM-BA, UF2)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="""Program a board by the method its board file names ([bootloader]):
-  stm32f746, stm32f407, stm32h743: the ROM UART bootloader (ST AN3155). Wire a 3.3 V
-    USB-serial adapter to the bootloader USART (AN2606; not the board's virtual COM port):
-    stm32f746 USART1 PA9 (TX) / PA10 (RX), stm32f407 and stm32h743 USART3 PB10 / PB11;
-    adapter TX to the part's RX, GND to GND; BOOT0 high, then reset.
-      tinycompile flash build/digits-stm32f746 --board stm32f746 --port /dev/ttyUSB0
-  samd21 (Arduino Zero): the Arduino bootloader's SAM-BA monitor on the NATIVE USB port; a
-    1200-baud touch starts it while an Arduino sketch runs (else double-tap RESET and pass
-    --no-touch). Its 8 KB bootloader region is never written.
-      tinycompile flash build/digits-samd21 --board samd21 --port /dev/ttyACM0
-  rp2040 (and samd21 with a UF2 bootloader, --method uf2): writes firmware.uf2 beside the
-    firmware; hold BOOTSEL while plugging in the Pico, then:
-      tinycompile flash build/digits-rp2040 --board rp2040 --drive /media/$USER/RPI-RP2
-Erase, write and verify (read-back or CRC) always run; a failed verify exits 3.""",
+        description=FLASH_HELP,
     )
     p.add_argument("target", metavar="BUILD_DIR|FIRMWARE", help="build folder or .hex/.elf/.bin")
     p.add_argument("--board", required=True, help="board name or file (must match the build)")
@@ -186,6 +174,35 @@ Erase, write and verify (read-back or CRC) always run; a failed verify exits 3."
         help="SAM-BA: seconds to wait for the bootloader's port after the touch (default 10)",
     )
     p.add_argument("--drive", help="UF2: the mounted UF2 drive (checked by its INFO_UF2.TXT)")
+
+    p = sub.add_parser(
+        "validate",
+        help="run inputs on a board over its console UART, compare with TFLM, report cycles",
+        description="Handshake with the board firmware `build` made for MODEL (it must run this"
+        " model file), send inputs, invoke, read outputs, compare with TFLM. Exit 0: all match,"
+        " 1: a mismatch, 3: the port or board failed.",
+    )
+    _model_arg(p)
+    p.add_argument("--board", required=True, help="the board the firmware was built for")
+    p.add_argument(
+        "--port",
+        required=True,
+        help="the console's serial port (/dev/ttyACM0, the pty of `tinycompile emulate`), or"
+        " 'qemu': build the board firmware and run it in QEMU on a pty",
+    )
+    p.add_argument("--inputs", help="as for run: .npy or .npz")
+    p.add_argument("-n", type=_positive, help=f"random inputs (default {DEFAULT_SAMPLES})")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--layers", action="store_true", help="also read the cycles of every layer")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds an inference may take")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser(
+        "emulate",
+        help="run a board build in QEMU with its console on a pseudo-terminal (until Ctrl-C)",
+    )
+    p.add_argument("build_dir", help="a `tinycompile build` output folder")
+    p.add_argument("--board", help="which board build (default: the folder's only one)")
 
     p = sub.add_parser("boards", help="list the known boards")
     p.add_argument("--json", action="store_true")
@@ -360,11 +377,37 @@ def cmd_flash(a: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_validate(a: argparse.Namespace) -> int:
+    if a.inputs and a.n is not None:
+        raise UsageError("-n makes random inputs; it does not go with --inputs (drop one)")
+    if not a.timeout > 0:
+        raise UsageError(f"--timeout must be positive (seconds), got {a.timeout:g}")
+    from .validate.command import validate_command
+
+    api.plan(a.model)  # a model that cannot be compiled is refused here (exit 2)
+    api.require_reference()
+    n = a.n if a.n is not None else DEFAULT_SAMPLES
+    ok = validate_command(
+        a.model, a.board, a.port, inputs_file=a.inputs, n=n, seed=a.seed, layers=a.layers,
+        timeout_s=a.timeout, as_json=a.json,
+    )  # fmt: skip
+    return EXIT_OK if ok else EXIT_DOES_NOT_FIT
+
+
+def cmd_emulate(a: argparse.Namespace) -> int:
+    from .validate.command import emulate_command
+
+    emulate_command(a.build_dir, a.board)
+    return EXIT_OK
+
+
 COMMANDS = {
     "check": cmd_check,
     "plan": cmd_plan,
     "build": cmd_build,
     "run": cmd_run,
+    "validate": cmd_validate,
+    "emulate": cmd_emulate,
     "boards": cmd_boards,
     "flash": cmd_flash,
 }

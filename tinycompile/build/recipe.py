@@ -115,6 +115,7 @@ def make_recipe(
                 "tc_startup.c",
                 "tc_console.c",
                 "tc_main_board.c",
+                "tc_proto.c",
                 f"tc_timer_{board.timer}.c",
             )
         ]

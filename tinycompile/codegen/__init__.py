@@ -86,6 +86,14 @@ def _env() -> jinja2.Environment:
     return env
 
 
+def model_sha256_bytes(g: Graph) -> str:
+    """The model file's SHA-256 as a C initializer list (zeros for a graph made in memory)."""
+    digest = bytes.fromhex(g.sha256) if g.sha256 else bytes(32)
+    if len(digest) != 32:
+        raise CompileError(f"model fingerprint has {len(digest)} bytes, not 32")
+    return ", ".join(f"0x{b:02x}" for b in digest)
+
+
 def _tensor_info(g: Graph, tid: int) -> dict:
     t = g.t(tid)
     shape = list(t.shape)[:6] + [0] * (6 - min(len(t.shape), 6))
@@ -141,6 +149,7 @@ def render_model(p: Plan) -> dict[str, str]:
     ctx = {
         "model_name": c_comment(g.name),
         "source": c_comment(Path(g.source).name) if g.source else "",
+        "sha256": model_sha256_bytes(g),
         "inputs": [_tensor_info(g, t) for t in g.inputs],
         "outputs": [_tensor_info(g, t) for t in g.outputs],
         "steps": steps,

@@ -18,7 +18,33 @@ from .common import FlashOptions, Timeouts
 from .image import Image, firmware_path, load_image
 from .stm32 import BOOT_LINES
 
-__all__ = ["BOOT_LINES", "FlashOptions", "Image", "Timeouts", "flash", "load_image", "methods"]
+__all__ = [
+    "BOOT_LINES",
+    "HELP",
+    "FlashOptions",
+    "Image",
+    "Timeouts",
+    "flash",
+    "load_image",
+    "methods",
+]
+
+
+# `tinycompile flash --help`: the wiring per method, with the commands.
+HELP = """Program a board by the method its board file names ([bootloader]):
+  stm32f746, stm32f407, stm32h743: the ROM UART bootloader (ST AN3155). Wire a 3.3 V
+    USB-serial adapter to the bootloader USART (AN2606; not the board's virtual COM port):
+    stm32f746 USART1 PA9 (TX) / PA10 (RX), stm32f407 and stm32h743 USART3 PB10 / PB11;
+    adapter TX to the part's RX, GND to GND; BOOT0 high, then reset.
+      tinycompile flash build/digits-stm32f746 --board stm32f746 --port /dev/ttyUSB0
+  samd21 (Arduino Zero): the Arduino bootloader's SAM-BA monitor on the NATIVE USB port; a
+    1200-baud touch starts it while an Arduino sketch runs (else double-tap RESET and pass
+    --no-touch). Its 8 KB bootloader region is never written.
+      tinycompile flash build/digits-samd21 --board samd21 --port /dev/ttyACM0
+  rp2040 (and samd21 with a UF2 bootloader, --method uf2): writes firmware.uf2 beside the
+    firmware; hold BOOTSEL while plugging in the Pico, then:
+      tinycompile flash build/digits-rp2040 --board rp2040 --drive /media/$USER/RPI-RP2
+Erase, write and verify (read-back or CRC) always run; a failed verify exits 3."""
 
 
 def methods(board: Board) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ file claims before checking it against the file's own length.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from typing import Any
 
@@ -164,7 +165,15 @@ def _read(data: bytes, source: str) -> Graph:
         raise CompileError("model has no outputs")
     _refuse_bad_scales(bad_scales, ops, inputs + outputs)
     name = sg.Name().decode("utf-8", "replace") if sg.Name() else "model"
-    return Graph(name=name, tensors=tensors, ops=ops, inputs=inputs, outputs=outputs, source=source)
+    return Graph(
+        name=name,
+        tensors=tensors,
+        ops=ops,
+        inputs=inputs,
+        outputs=outputs,
+        source=source,
+        sha256=hashlib.sha256(data).hexdigest(),
+    )
 
 
 def _refuse_bad_scales(bad: dict[int, str], ops: list[Op], boundary: list[int]) -> None:

@@ -103,6 +103,7 @@ class Graph:
     inputs: list[int]
     outputs: list[int]
     source: str = ""
+    sha256: str = ""  # hex SHA-256 of the model file's bytes (the firmware's model fingerprint)
 
     def t(self, tid: int) -> Tensor:
         return self.tensors[tid]

@@ -12,7 +12,8 @@
  * clock_hz and SOURCE (pll, hse, hsi, dfll, osc8m, xosc, rosc, hfxo, hfint, fixed, ...) are the
  * clock the firmware really runs at after tc_board_init's fallbacks. A tick is a core clock cycle
  * (DWT->CYCCNT on M3/M4/M7, SysTick on M0+); crc32 is zlib's CRC-32
- * of the layer's output bytes. Then the core sleeps.
+ * of the layer's output bytes. Then the console answers the validation protocol (tc_proto.c,
+ * docs/validate_protocol.md) for ever.
  */
 #include <stdint.h>
 #include <string.h>
@@ -115,5 +116,10 @@ int main(void)
     tc_put_u32(tc_stack_reserve());
     tc_puts("\ntc-end\n");
     tc_console_flush();
-    return 0;
+    /* Then answer `tinycompile validate` on the console (tc_proto.c), for ever. */
+#if defined(TC_DEBUG_LAYERS) || defined(TC_PROFILE)
+    tc_proto_loop(g_ticks, &g_mark);
+#else
+    tc_proto_loop(0, 0);
+#endif
 }

@@ -1,5 +1,9 @@
 /* tinycompile board support: tc_timer.h on the DWT cycle counter (Cortex-M3/M4/M7 hardware).
  * A tick is one core clock cycle; the 32-bit counter wraps and differences stay exact.
+ *
+ * Where CYCCNT does not advance (QEMU models no DWT: reads return 0; a part without the
+ * counter), the timer falls back to SysTick on the core clock with wrap counting, as in
+ * tc_timer_systick.c; tc_timer_kind() says which one runs (0 SysTick, 1 DWT).
  */
 #include <stdint.h>
 
@@ -11,15 +15,52 @@
 #define TC_DWT_CYCCNT 0xE0001004u
 #define TC_DWT_LAR 0xE0001FB0u
 
+static int g_tc_dwt = 1;
+static volatile uint32_t g_tc_wraps;
+
+void SysTick_Handler(void)
+{
+    g_tc_wraps++;
+}
+
 void tc_timer_init(void)
 {
     TC_REG32(TC_DEMCR) |= 1u << 24;       /* TRCENA */
     TC_REG32(TC_DWT_LAR) = 0xC5ACCE55u;   /* unlock (needed on Cortex-M7) */
     TC_REG32(TC_DWT_CYCCNT) = 0;
     TC_REG32(TC_DWT_CTRL) |= 1u;          /* CYCCNTENA */
+    for (volatile int i = 0; i < 8; i++) {
+    }
+    g_tc_dwt = TC_REG32(TC_DWT_CYCCNT) != 0;
+    if (!g_tc_dwt) {
+        TC_REG32(TC_SYST_CSR) = 0;
+        TC_REG32(TC_SYST_RVR) = 0x00FFFFFFu;
+        TC_REG32(TC_SYST_CVR) = 0;
+        g_tc_wraps = 0;
+        TC_REG32(TC_SYST_CSR) = 7u; /* ENABLE | TICKINT | CLKSOURCE (core clock) */
+    }
+}
+
+static uint32_t tc_systick_read(void)
+{
+    uint32_t primask;
+    __asm volatile("mrs %0, primask\n cpsid i" : "=r"(primask)::"memory");
+    uint32_t v = TC_REG32(TC_SYST_CVR);
+    uint32_t w = g_tc_wraps;
+    if (TC_REG32(TC_SCB_ICSR) & (1u << 26)) { /* PENDSTSET: a wrap not yet counted */
+        v = TC_REG32(TC_SYST_CVR);
+        w++;
+    }
+    __asm volatile("msr primask, %0" ::"r"(primask) : "memory");
+    return (w << 24) + ((0x01000000u - v) & 0x00FFFFFFu);
 }
 
 uint32_t tc_timer_read(void)
 {
-    return TC_REG32(TC_DWT_CYCCNT);
+    return g_tc_dwt ? TC_REG32(TC_DWT_CYCCNT) : tc_systick_read();
+}
+
+int tc_timer_kind(void)
+{
+    return g_tc_dwt;
 }

@@ -40,3 +40,8 @@ uint32_t tc_timer_read(void)
     /* The counter counts 0 -> 0xFFFFFF (reload) -> ... -> 1 -> 0 (wrap): 2^24 ticks a period. */
     return (w << 24) + ((0x01000000u - v) & 0x00FFFFFFu);
 }
+
+int tc_timer_kind(void)
+{
+    return 0;
+}

@@ -66,6 +66,7 @@ uint32_t tc_board_uart_clock_hz(void); /* the console UART's kernel clock now */
 void tc_console_init(void);        /* console UART at TC_UART_BAUD, from the clock now */
 void tc_console_putc(char c);      /* blocking */
 void tc_console_flush(void);       /* wait until the last byte has left the shifter */
+uint8_t tc_console_getc(void);     /* blocking: the next received byte */
 
 /* Console text helpers (tc_console.c), all blocking. tc_console_ready is set once the UART is
  * up; the fault handler prints only then. */
@@ -82,6 +83,14 @@ void tc_semihost_exit(int code) __attribute__((noreturn));
 /* Stack painting (tc_startup.c): bytes of the stack reserve ever touched since reset. */
 uint32_t tc_stack_used(void);
 uint32_t tc_stack_reserve(void);
+
+/* The timer tc_timer_read() runs on: 1 = DWT->CYCCNT (core cycles), 0 = SysTick (the
+ * tc_timer_systick.c builds, and DWT builds whose cycle counter does not count, as in QEMU). */
+int tc_timer_kind(void);
+
+/* Validation protocol (tc_proto.c): answers the host on the console UART for ever. The layer
+ * tick array and mark are tc_main_board.c's profile hook's (null in builds without it). */
+void tc_proto_loop(uint32_t *layer_ticks, uint32_t *layer_mark) __attribute__((noreturn));
 
 /* Exit status of a firmware that took a fault (emulator variant). */
 #define TC_EXIT_FAULT 70

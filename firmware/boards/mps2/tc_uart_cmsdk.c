@@ -1,7 +1,7 @@
 /* tinycompile board support: Arm MPS2 (QEMU mps2-an385/an386/an500) console on CMSDK APB UART0.
  * Used by the emulator-only boards' "board" variant: the same main as real boards, its console on
  * QEMU's first serial port. Registers per the Cortex-M System Design Kit TRM: DATA 0x00,
- * STATE 0x04 (bit 0 TX full), CTRL 0x08 (bit 0 TX enable), BAUDDIV 0x10.
+ * STATE 0x04 (bit 0 TX full, bit 1 RX full), CTRL 0x08 (bit 0 TX, bit 1 RX enable), BAUDDIV 0x10.
  */
 #include <stdint.h>
 
@@ -34,7 +34,7 @@ uint32_t tc_board_uart_clock_hz(void)
 void tc_console_init(void)
 {
     TC_REG32(UART_BAUDDIV) = tc_board_uart_clock_hz() / TC_UART_BAUD;
-    TC_REG32(UART_CTRL) = 1u; /* TX enable */
+    TC_REG32(UART_CTRL) = 3u; /* TX and RX enable */
 }
 
 void tc_console_putc(char c)
@@ -48,4 +48,12 @@ void tc_console_flush(void)
 {
     while (TC_REG32(UART_STATE) & 1u) {
     }
+}
+
+/* Receive (validation protocol): wait for STATE.RX full (bit 1), read DATA. */
+uint8_t tc_console_getc(void)
+{
+    while ((TC_REG32(UART_STATE) & 2u) == 0) {
+    }
+    return (uint8_t)TC_REG32(UART_DATA);
 }

@@ -67,3 +67,33 @@ void tc_console_putc(char c)
         tc_console_flush();
     }
 }
+
+/* Receive (validation protocol): UARTE receives through EasyDMA too, one byte at a time into
+ * g_rx. The receiver is started once and restarted after each byte; bytes arriving in between
+ * wait in the UARTE's RX FIFO. Pending transmit bytes are sent first (a reply always ends with
+ * a flush anyway). */
+#define UARTE_TASKS_STARTRX (UARTE0 + 0x000u)
+#define UARTE_EVENTS_ENDRX (UARTE0 + 0x110u)
+#define UARTE_RXD_PTR (UARTE0 + 0x534u)
+#define UARTE_RXD_MAXCNT (UARTE0 + 0x538u)
+
+static volatile uint8_t g_rx;
+static int g_rx_started;
+
+uint8_t tc_console_getc(void)
+{
+    tc_console_flush();
+    if (!g_rx_started) {
+        TC_REG32(UARTE_RXD_PTR) = (uint32_t)(uintptr_t)&g_rx;
+        TC_REG32(UARTE_RXD_MAXCNT) = 1u;
+        TC_REG32(UARTE_EVENTS_ENDRX) = 0;
+        TC_REG32(UARTE_TASKS_STARTRX) = 1;
+        g_rx_started = 1;
+    }
+    while (TC_REG32(UARTE_EVENTS_ENDRX) == 0) {
+    }
+    uint8_t b = g_rx;
+    TC_REG32(UARTE_EVENTS_ENDRX) = 0;
+    TC_REG32(UARTE_TASKS_STARTRX) = 1; /* the next byte */
+    return b;
+}

@@ -42,3 +42,12 @@ void tc_console_flush(void)
     while (TC_REG32(UART_FR) & (1u << 3)) { /* BUSY */
     }
 }
+
+/* Receive (validation protocol): wait while the RX FIFO is empty (FR.RXFE, bit 4), read DR
+ * (bits 8-11 are error flags, dropped: the protocol's CRC catches a damaged byte). */
+uint8_t tc_console_getc(void)
+{
+    while (TC_REG32(UART_FR) & (1u << 4)) { /* RXFE */
+    }
+    return (uint8_t)(TC_REG32(UART_DR) & 0xFFu);
+}

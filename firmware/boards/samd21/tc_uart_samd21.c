@@ -79,3 +79,17 @@ void tc_console_flush(void)
     while ((TC_REG8(USART_INTFLAG) & 2u) == 0) { /* TXC */
     }
 }
+
+/* Receive (validation protocol): wait for INTFLAG.RXC (bit 2), read DATA. A buffer overflow
+ * (STATUS.BUFOVF, bit 2) is cleared by writing 1; the protocol's CRC catches the lost byte. */
+#define USART_STATUS (SERCOM_BASE + 0x1Au)
+
+uint8_t tc_console_getc(void)
+{
+    while ((TC_REG8(USART_INTFLAG) & 4u) == 0) { /* RXC */
+    }
+    if (TC_REG16(USART_STATUS) & 4u) {
+        TC_REG16(USART_STATUS) = 4u;
+    }
+    return (uint8_t)TC_REG16(USART_DATA);
+}

@@ -104,3 +104,32 @@ void tc_console_flush(void)
     while ((TC_REG32(USART_SR) & USART_SR_TC) == 0) {
     }
 }
+
+/* Receive (validation protocol). RXNE is bit 5 of SR (F4) / ISR (F7, H7). An overrun (ORE,
+ * bit 3) stops reception on F7/H7 until ICR.ORECF clears it; on F4 reading SR then DR clears
+ * it. The received byte after an overrun is still returned: the protocol's CRC catches the loss. */
+#if defined(TC_STM32_F4)
+#define USART_RDR (UART_BASE + 0x04u)
+#else
+#define USART_RDR (UART_BASE + 0x24u)
+#define USART_ICR (UART_BASE + 0x20u)
+#endif
+#define USART_SR_RXNE (1u << 5)
+#define USART_SR_ORE (1u << 3)
+
+uint8_t tc_console_getc(void)
+{
+    for (;;) {
+        uint32_t sr = TC_REG32(USART_SR);
+        if (sr & USART_SR_RXNE) {
+            return (uint8_t)TC_REG32(USART_RDR);
+        }
+        if (sr & USART_SR_ORE) {
+#if defined(TC_STM32_F4)
+            (void)TC_REG32(USART_RDR);
+#else
+            TC_REG32(USART_ICR) = USART_SR_ORE;
+#endif
+        }
+    }
+}

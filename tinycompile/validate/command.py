@@ -1,0 +1,83 @@
+"""What `tinycompile validate` and `tinycompile emulate` print (cli.py parses and delegates)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from ..errors import DeviceError
+from ..frontend import load_model
+from ..run.files import load_inputs
+from ..run.inputs import user_inputs
+from .emulate import board_elf, emulated_board, validate_on_emulator
+from .protocol import Hello
+from .session import InputResult, ValidateReport, validate
+
+
+def validate_command(
+    model: str,
+    board: str,
+    port: str,
+    *,
+    inputs_file: str | None,
+    n: int,
+    seed: int,
+    layers: bool,
+    timeout_s: float,
+    as_json: bool,
+) -> bool:
+    """Validate and print a line per input and a summary (or one JSON object); True: all match."""
+    xs = None
+    notes: list[str] = []
+    if inputs_file:
+        given = user_inputs(load_model(model), load_inputs(inputs_file))
+        xs, notes = given.arrays, given.notes
+    for note in notes if not as_json else []:
+        print(f"note: {note}")
+
+    def on_hello(h: Hello) -> None:
+        if not as_json:
+            print(
+                f"{h.board} on {port}: model {h.model_sha256[:16]} ({Path(model).name}),"
+                f" {h.clock_hz / 1e6:g} MHz, timer {h.timer}"
+            )
+
+    def on_result(rep: ValidateReport, r: InputResult) -> None:
+        if not as_json:
+            print(rep.line(r), flush=True)
+
+    kw = {
+        "inputs": xs,
+        "n": n,
+        "seed": seed,
+        "layers": layers,
+        "invoke_timeout_s": timeout_s,
+        "on_hello": on_hello,
+        "on_result": on_result,
+    }
+    if port == "qemu":
+        rep = validate_on_emulator(model, board, **kw)
+    else:
+        rep = validate(model, board, port, **kw)
+    if as_json:
+        print(json.dumps(rep.as_dict() | {"notes": notes + rep.notes}, indent=1))
+    else:
+        print(rep.summary())
+    return rep.ok
+
+
+def emulate_command(build_dir: str, board: str | None) -> None:
+    """Run a build's board firmware in QEMU on a pty until QEMU stops or Ctrl-C (the CLI's
+    signal handler raises KeyboardInterrupt, which stops QEMU)."""
+    b, elf = board_elf(build_dir, board)
+    with emulated_board(b, elf) as emu:
+        print(f"{b.name} firmware on QEMU {emu.machine}: console on {emu.pty} (Ctrl-C stops it)")
+        print(
+            f"validate it with: tinycompile validate MODEL --board {b.name} --port {emu.pty}",
+            flush=True,
+        )
+        while emu.proc.poll() is None:
+            time.sleep(0.25)
+        code = emu.proc.returncode
+    raise DeviceError(f"QEMU stopped (status {code})")

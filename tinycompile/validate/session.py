@@ -1,0 +1,259 @@
+"""`tinycompile validate`: run inputs on a board over its console, compare with TFLM on the host.
+
+The board's firmware (the build `tinycompile build` makes and a flasher writes) answers the
+validation protocol after its start-up report. `validate` handshakes (the firmware must run
+this very model file: same SHA-256), resets the model's state (the start-up inference moved
+it), sends each input, invokes, reads the outputs back and compares them byte for byte with
+TensorFlow Lite Micro run on the same inputs in the same order (state carried as TFLM carries
+it), with the cycles of each inference.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..boards import get_board
+from ..errors import CompileError, DeviceError
+from ..frontend import load_model
+from ..ir import Graph
+from ..run.compare import diff
+from ..run.emulator import ICOUNT_SHIFT, ticks_to_instructions
+from ..run.inputs import make_inputs
+from ..run.ioformat import NP_DTYPES
+from ..run.reference import require_reference, run_tflm
+from ..serialport import Port
+from .device import Device
+from .protocol import Hello
+
+
+@dataclass
+class InputResult:
+    """One input on the board: its cycles and the outputs that differ from TFLM."""
+
+    index: int
+    cycles: int
+    status: int  # tc_invoke()'s
+    mismatches: list[dict] = field(default_factory=list)  # output, name, bytes, of, max_abs_diff
+    layer_cycles: list[int] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 0 and not self.mismatches
+
+
+@dataclass
+class ValidateReport:
+    """A validation run: the board's handshake and one result per input."""
+
+    model: str
+    port: str
+    hello: Hello
+    results: list[InputResult]
+    emulated: bool = False
+    machine: str = ""  # the QEMU machine when emulated
+    notes: list[str] = field(default_factory=list)
+    layer_kinds: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results)
+
+    def ms(self, cycles: int) -> float:
+        """Milliseconds at the clock the board reports."""
+        return 1e3 * cycles / self.hello.clock_hz if self.hello.clock_hz else 0.0
+
+    def line(self, r: InputResult) -> str:
+        """One input's line (and its mismatches, one line each)."""
+        head = (
+            f"input {r.index:>4}: {'ok      ' if r.ok else 'MISMATCH'} {r.cycles:>13,} cycles"
+            f" {self.ms(r.cycles):>10.3f} ms"
+        )
+        lines = [head]
+        if r.status:
+            lines.append(f"    tc_invoke() returned status {r.status}")
+        lines += [
+            f"    output {m['output']} '{m['name']}': {m['bytes']} of {m['of']} bytes differ,"
+            f" max |diff| {m['max_abs_diff']:g}"
+            for m in r.mismatches
+        ]
+        return "\n".join(lines)
+
+    def summary(self) -> str:
+        """The verdict, latency statistics and, with layer cycles, the per-layer table."""
+        bad = [r for r in self.results if not r.ok]
+        nbytes = sum(m["bytes"] for r in self.results for m in r.mismatches)
+        maxd = max((m["max_abs_diff"] for r in self.results for m in r.mismatches), default=0.0)
+        cyc = [r.cycles for r in self.results]
+        h = self.hello
+        verdict = "bit-exact with TFLM" if self.ok else "MISMATCH with TFLM"
+        lines = [
+            f"{verdict}: {len(self.results)} inputs on {h.board}, {len(bad)} with mismatching"
+            f" outputs, {nbytes} mismatching output bytes, max |diff| {maxd:g}"
+        ]
+        if cyc:
+            lo, med, hi = min(cyc), int(statistics.median(cyc)), max(cyc)
+            lines.append(
+                f"latency: {lo:,} / {med:,} / {hi:,} cycles (min / median / max) = "
+                f"{self.ms(lo):.3f} / {self.ms(med):.3f} / {self.ms(hi):.3f} ms at "
+                f"{h.clock_hz / 1e6:g} MHz, timer {h.timer}"
+            )
+            if self.emulated and self.machine and h.timer == "systick":
+                instr = ticks_to_instructions(med, self.machine)
+                lines.append(
+                    f"emulated: {med:,} SysTick ticks of {self.machine} under -icount shift="
+                    f"{ICOUNT_SHIFT} = {instr:,} instructions per inference (median)"
+                )
+        layers = [r.layer_cycles for r in self.results if r.layer_cycles]
+        if layers:
+            lines += ["", "layer  op                   cycles (mean)        ms     share"]
+            mean = np.mean(np.array(layers, dtype=np.float64), axis=0)
+            total = float(mean.sum()) or 1.0
+            for k, c in enumerate(mean):
+                kind = self.layer_kinds[k] if k < len(self.layer_kinds) else "?"
+                ms, share = self.ms(int(c)), 100 * c / total
+                lines.append(f"{k:>5}  {kind:<18} {c:>15,.0f} {ms:>9.3f} {share:>8.1f}%")
+        return "\n".join(lines + [f"note: {n}" for n in self.notes])
+
+    def as_dict(self) -> dict:
+        """JSON-ready."""
+        h = self.hello
+        return {
+            "model": self.model,
+            "port": self.port,
+            "board": h.board,
+            "clock_hz": h.clock_hz,
+            "timer": h.timer,
+            "emulated": self.emulated,
+            "model_sha256": h.model_sha256,
+            "bit_exact": self.ok,
+            "inputs": [
+                {
+                    "index": r.index,
+                    "ok": r.ok,
+                    "status": r.status,
+                    "cycles": r.cycles,
+                    "ms": self.ms(r.cycles),
+                    "mismatches": r.mismatches,
+                    "layer_cycles": r.layer_cycles,
+                }
+                for r in self.results
+            ],
+            "notes": self.notes,
+        }
+
+
+def check_hello(h: Hello, g: Graph, model: str, board: str) -> None:
+    """Refuse a board that runs another model or is another board (DeviceError)."""
+    if h.model_sha256 != g.sha256:
+        raise DeviceError(
+            f"the board runs model {h.model_sha256[:16]}, not {model} {g.sha256[:16]}: "
+            "flash its build first"
+        )
+    if h.board != board:
+        raise DeviceError(f"the port's firmware is built for board {h.board}, not {board}")
+    want_in = tuple(g.t(t).nbytes for t in g.inputs)
+    want_out = tuple(g.t(t).nbytes for t in g.outputs)
+    if (h.input_bytes, h.output_bytes) != (want_in, want_out):
+        raise DeviceError(
+            f"the firmware's tensors ({h.input_bytes} in, {h.output_bytes} out) are not the "
+            f"model's ({want_in} in, {want_out} out)"
+        )
+
+
+def validate(
+    model: str | Path,
+    board: str,
+    port: str,
+    *,
+    inputs: list[np.ndarray] | None = None,
+    n: int = 20,
+    seed: int = 0,
+    layers: bool = False,
+    emulated: bool = False,
+    machine: str = "",
+    timeout_s: float = 1.0,
+    invoke_timeout_s: float = 60.0,
+    on_hello: Callable[[Hello], None] | None = None,
+    on_result: Callable[[ValidateReport, InputResult], None] | None = None,
+) -> ValidateReport:
+    """Validate the firmware on `port` against TFLM for `model` (inputs: batch on axis 0)."""
+    require_reference()
+    b = get_board(board)
+    if b.uart is None:
+        raise CompileError(f"board {b.name} has no console UART to validate over")
+    g = load_model(model)
+    xs = inputs if inputs is not None else make_inputs(g, n, seed)
+    ref = run_tflm(model, xs, n_outputs=len(g.outputs))
+    with Port(port, b.uart.baud, timeout_s=timeout_s) as p:
+        dev = Device(p, timeout_s=timeout_s, invoke_timeout_s=invoke_timeout_s)
+        dev.resync()
+        h = dev.hello()
+        check_hello(h, g, str(model), b.name)
+        if on_hello is not None:
+            on_hello(h)
+        report = ValidateReport(str(model), port, h, [], emulated=emulated, machine=machine)
+        report.notes += _timer_notes(h, b.timer, emulated)
+        if layers:
+            report.layer_kinds = _layer_kinds(g)  # (plans a copy of the graph)
+            if not h.layer_cycles:
+                report.notes.append("the firmware is no profile build: no per-layer cycles")
+        dev.reset_state()  # the start-up report's inference moved a stateful model's state
+        for s in range(xs[0].shape[0]):
+            for i, x in enumerate(xs):
+                dev.set_input(i, np.ascontiguousarray(x[s]).tobytes())
+            status, cycles = dev.invoke()
+            r = InputResult(s, cycles, status)
+            for j, tid in enumerate(g.outputs):
+                t = g.t(tid)
+                want = ref.outputs[j][s : s + 1]
+                got = np.frombuffer(dev.get_output(j, h.output_bytes[j]), NP_DTYPES[t.dtype])
+                nb, d = diff(got.reshape(want.shape), want)
+                if nb:
+                    r.mismatches.append(
+                        {
+                            "output": j,
+                            "name": _plain(t.name),
+                            "bytes": nb,
+                            "of": t.nbytes,
+                            "max_abs_diff": d,
+                        }  # fmt: skip
+                    )
+            if layers and h.layer_cycles:
+                r.layer_cycles = dev.get_layers(h.layers)
+            report.results.append(r)
+            if on_result is not None:
+                on_result(report, r)
+    return report
+
+
+def _plain(text: str) -> str:
+    """A model-supplied name fit for a terminal line (printable ASCII, at most 40 chars)."""
+    return re.sub(r"[^\x20-\x7e]", "?", text)[:40]
+
+
+def _timer_notes(h: Hello, board_timer: str, emulated: bool) -> list[str]:
+    notes = []
+    if emulated:
+        notes.append(
+            "the board is emulated (QEMU, -icount): counts are timer ticks of emulated time, "
+            "deterministic but not the part's cycles, and the times assume its clock"
+        )
+    if board_timer == "dwt" and h.timer != "dwt":
+        notes.append(
+            "the DWT cycle counter did not count (QEMU models none): counts are SysTick ticks"
+        )
+    return notes
+
+
+def _layer_kinds(g: Graph) -> list[str]:
+    """The operator of every layer, in the firmware's order (the plan's)."""
+    from ..planner import plan
+
+    p = plan(load_model(g.source)) if g.source else plan(g)
+    return [p.lowering.ops[i].op.kind for i in p.order]
