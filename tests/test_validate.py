@@ -57,6 +57,9 @@ def test_validate_example_in_qemu(capsys: pytest.CaptureFixture[str]) -> None:
     d = json.loads(out)
     assert d["bit_exact"] and d["board"] == BOARD and d["emulated"] and len(d["inputs"]) == 4
     assert d["timer"] == "systick"  # QEMU has no DWT: the firmware fell back to SysTick
+    # ... and no RCC: the clock set-up fell back to HSI, and the handshake says so (the board
+    # file's target is 168 MHz)
+    assert d["clock_hz"] == 16_000_000
     for r in d["inputs"]:
         assert r["ok"] and r["mismatches"] == [] and r["cycles"] > 100_000
         assert len(r["layer_cycles"]) == 5 and 0 < sum(r["layer_cycles"]) <= r["cycles"]

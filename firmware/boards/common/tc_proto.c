@@ -147,7 +147,7 @@ static void do_hello(uint8_t seq, const uint32_t *layer_ticks)
     tx_u8((uint32_t)tc_timer_kind());
     tx_u8((layer_ticks ? 1u : 0u) | (TC_PROTO_STATE_BYTES > 0 ? 2u : 0u));
     tx_u16(TC_PROTO_MAX_PAYLOAD);
-    tx_u32(TC_BOARD_CLOCK_HZ);
+    tx_u32(tc_board_clock_hz()); /* the clock it really runs at, after fallbacks */
     tx_u8(TC_NUM_INPUTS);
     tx_u8(TC_NUM_OUTPUTS);
     tx_u16(TC_NUM_LAYERS);
