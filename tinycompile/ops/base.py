@@ -131,11 +131,24 @@ def load_all() -> dict[str, Operator]:
     return OPS
 
 
+# Operators TFLM cannot run at all: no reference to be bit-exact with, so refused with the reason.
+NOT_IN_TFLM = {
+    "TILE": "TFLM has no TILE kernel (its interpreter cannot load the model), so there is no "
+    "reference to be bit-exact with",
+}
+
+
+def unsupported(op: Op) -> CompileError:
+    """The refusal of an operator kind without a unit (and why, when TFLM cannot run it)."""
+    why = NOT_IN_TFLM.get(op.kind)
+    return fail(op, f"operator {op.kind} is not supported" + (f": {why}" if why else ""))
+
+
 def unit_of(op: Op) -> Operator:
     """The registered unit of ``op``'s kind, or a CompileError naming the unsupported kind."""
     unit = load_all().get(op.kind)
     if unit is None:
-        raise fail(op, f"operator {op.kind} is not supported")
+        raise unsupported(op)
     return unit
 
 

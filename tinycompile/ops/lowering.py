@@ -30,6 +30,7 @@ from .base import (
     load_all,
     unit_of,
 )
+from .base import unsupported as unsupported_error
 
 CTYPE_NP = {
     "int8_t": np.int8,
@@ -199,7 +200,7 @@ def check_graph(g: Graph) -> list[CompileError]:
     unsupported = [op for op in g.ops if op.kind not in units]
     bad = {op.index for op in unsupported}
     structural = problems(g, bad)
-    by_op = [fail(op, f"operator {op.kind} is not supported") for op in unsupported]
+    by_op = [unsupported_error(op) for op in unsupported]
     by_op += [e for e in structural if e.op_index is not None]
     n_head = 0  # graph-level problems ir.problems lists before any op's
     while n_head < len(structural) and structural[n_head].op_index is None:
