@@ -92,6 +92,7 @@ class Operator:
     kinds: ClassVar[tuple[str, ...]] = ()
     alias: ClassVar[bool] = False  # output is input 0's bytes reinterpreted (reshape, squeeze)
     elementwise: ClassVar[bool] = False  # may overwrite input 0 element by element (same size)
+    checks_types: ClassVar[bool] = False  # refuses float/int16 activations itself, with a reason
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         """Typed attributes from the file's raw options (TFLite builtin options fields)."""
@@ -142,6 +143,13 @@ def unsupported(op: Op) -> CompileError:
     """The refusal of an operator kind without a unit (and why, when TFLM cannot run it)."""
     why = NOT_IN_TFLM.get(op.kind)
     return fail(op, f"operator {op.kind} is not supported" + (f": {why}" if why else ""))
+
+
+def own_types(g: Graph) -> set[int]:
+    """Indices of the ops whose units check their activation types themselves (``ir.problems``
+    leaves those to them)."""
+    units = load_all()
+    return {op.index for op in g.ops if op.kind in units and units[op.kind].checks_types}
 
 
 def unit_of(op: Op) -> Operator:

@@ -28,6 +28,7 @@ from .base import (
     decode_op,
     fail,
     load_all,
+    own_types,
     unit_of,
 )
 from .base import unsupported as unsupported_error
@@ -199,7 +200,7 @@ def check_graph(g: Graph) -> list[CompileError]:
     units = load_all()
     unsupported = [op for op in g.ops if op.kind not in units]
     bad = {op.index for op in unsupported}
-    structural = problems(g, bad)
+    structural = problems(g, bad, own_types(g))
     by_op = [unsupported_error(op) for op in unsupported]
     by_op += [e for e in structural if e.op_index is not None]
     n_head = 0  # graph-level problems ir.problems lists before any op's
