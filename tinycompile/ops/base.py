@@ -54,6 +54,12 @@ class LowerCtx(Protocol):
         """A scratch buffer of ``nbytes`` in the arena, live only during this op."""
         ...
 
+    def refuses(self, reason: str) -> None:
+        """This op may refuse its input at run time (as TFLM's Invoke fails), for ``reason``:
+        the lowering then returns a C expression, nonzero when the layer refused, not a
+        statement; ``tc_invoke`` stops there and returns 1 + the layer."""
+        ...
+
 
 @dataclass(frozen=True, kw_only=True)
 class Prepared:

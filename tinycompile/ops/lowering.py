@@ -81,6 +81,7 @@ class LoweredOp:
     scratch_bytes: int
     flash_bytes: int = 0
     macs: int = 0
+    refusal: str | None = None  # stmt is a C expression, nonzero when it refused (why: this)
 
 
 @dataclass
@@ -103,7 +104,11 @@ class _Ctx:
         self.low = low
         self.op: Op | None = None
         self.scratch_bytes = 0
+        self.refusal: str | None = None
         self._tensor_syms: dict[int, str] = {}
+
+    def refuses(self, reason: str) -> None:
+        self.refusal = reason
 
     def ptr(self, tid: int, *, const: bool = True) -> str:
         t = self.g.t(tid)
@@ -256,10 +261,13 @@ def lower(
             before = low.flash_bytes
             ctx.op = op
             ctx.scratch_bytes = 0
+            ctx.refusal = None
             stmt = p.unit.lower(op, g, p.data, ctx, choice)
         except (CompileError, *_BAD_VALUES) as e:
             raise _named(op, e) from None
         if ctx.scratch_bytes > planned:
             raise RuntimeError(f"op {op.index} {op.kind} used more scratch than it prepared")
-        low.ops.append(LoweredOp(op, stmt, planned, low.flash_bytes - before, p.data.macs))
+        low.ops.append(
+            LoweredOp(op, stmt, planned, low.flash_bytes - before, p.data.macs, ctx.refusal)
+        )
     return low
