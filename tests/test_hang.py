@@ -35,7 +35,7 @@ def firmware(
     src = proj / "model" / "tc_model.c"
     text = src.read_text()
     # the hand-made statement runs first; the real layers stay (unreached) after it
-    new = text.replace("void tc_invoke(void)\n{\n", "void tc_invoke(void)\n{\n" + body + "\n", 1)
+    new = text.replace("int tc_invoke(void)\n{\n", "int tc_invoke(void)\n{\n" + body + "\n", 1)
     assert new != text, "tc_invoke not found in the generated model"
     src.write_text(new)
     build = build_firmware(proj, board, variant=variant)

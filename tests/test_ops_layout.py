@@ -351,3 +351,28 @@ def test_depth_space_round_trip(b: int) -> None:
 def test_depth_space_refusals(kind: str, shape, out, b: int, msg: str) -> None:
     with pytest.raises(CompileError, match=msg):
         prepare(graph(kind, shape, [], [out], {"block_size": b}))
+
+
+def test_tile_refused_because_tflm_cannot_run_it(tmp_path) -> None:
+    """TILE (tf.tile) has no TFLM kernel: TFLM cannot even load the model, so there is nothing
+    to be bit-exact with and the compiler refuses it with that reason. Should a TFLM update bring
+    the kernel, the first assertion fails and TILE can be added as a unit."""
+    from modelgen.tflite_writer import Node, T, write
+
+    from tinycompile import api
+    from tinycompile.run.reference import run_tflm
+
+    tensors = [
+        T("x", (1, 3, 4, 2), quant=(0.05, 3)),
+        T("multiples", (4,), "int32", data=np.array([1, 2, 1, 3], np.int32)),
+        T("y", (1, 6, 4, 6), quant=(0.05, 3)),
+    ]
+    path = tmp_path / "tile.tflite"
+    path.write_bytes(write(tensors, [Node("TILE", [0, 1], [2])], [0], [2]))
+    with pytest.raises(RuntimeError):
+        run_tflm(path, [np.zeros((1, 1, 3, 4, 2), np.int8)])
+    problems = api.check(path)
+    assert [e.line() for e in problems] == [
+        f"{path}: op #0 TILE: operator TILE is not supported: TFLM has no TILE kernel (its "
+        "interpreter cannot load the model), so there is no reference to be bit-exact with"
+    ]

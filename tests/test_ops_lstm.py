@@ -51,7 +51,7 @@ def test_converted_model_is_tflm_integer_lstm(path: Path) -> None:
     assert np.log2(t[19].quant.s) == round(np.log2(t[19].quant.s))  # a power of two
     decode(g)
     assert op.attrs["activation"] == "TANH" and op.attrs["cell_clip"] == 10.0
-    assert op.attrs["time_major"] is False
+    assert op.attrs["time_major"] is (path.stem == "lstm_time_major")
 
 
 @pytest.mark.parametrize("path", LSTM, ids=lambda p: p.stem)
@@ -72,9 +72,31 @@ def test_lstm_sequence_matches_tflm_step_by_step(path: Path) -> None:
     assert not np.array_equal(fresh.reshape(STEPS, -1), outs)
 
 
+@pytest.mark.parametrize(
+    "name,batches,time_major", [("lstm_batch2", 2, 0), ("lstm_time_major", 3, 1)]
+)
+def test_batch_and_time_major_reach_the_kernel(name: str, batches: int, time_major: bool) -> None:
+    """The models above exercise the kernel's batch loop and time-major indexing (compared with
+    TFLM in test_lstm_sequence_matches_tflm_step_by_step), and every batch row is alive."""
+    p = api.plan(MODELS / "ops" / f"{name}.tflite")
+    (ps,) = [x for x in p.lowering.params if x.ctype == "tc_lstm_params_t"]
+    assert ps.fields["batches"] == batches and ps.fields["time_major"] == time_major
+    r = api.compare(MODELS / "ops" / f"{name}.tflite", n=4, seed=1, layers=False)
+    y = r.result.outputs[0].reshape(4, *p.graph.t(p.graph.outputs[0]).shape)
+    rows = np.moveaxis(y, 2 if time_major else 1, 0)  # batch row first
+    assert r.ok and all(len(np.unique(row)) > 10 for row in rows)
+
+
 @pytest.mark.qemu
 @pytest.mark.parametrize(
-    "board,name", [("stm32f746", "lstm_seq"), ("stm32f746", "lstm_last"), ("samd21", "lstm_last")]
+    "board,name",
+    [
+        ("stm32f746", "lstm_seq"),
+        ("stm32f746", "lstm_last"),
+        ("samd21", "lstm_last"),
+        ("stm32f746", "lstm_time_major"),
+        ("samd21", "lstm_batch2"),
+    ],
 )
 def test_lstm_matches_tflm_in_qemu(board: str, name: str) -> None:
     r = api.compare(MODELS / "ops" / f"{name}.tflite", n=STEPS, seed=3, board=board)
@@ -135,7 +157,8 @@ def test_lstm_refusals() -> None:
     assert "cell_clip -1 is negative" in mutate(
         lambda g, op: op.attrs.__setitem__("cell_clip", -1.0)
     )
-    assert "only batch-1, batch-major" in mutate(
+    # a batch-major model read as time-major: [1, 6, 5] is then 6 batch rows of 1 step
+    assert "hidden state has 8 elements, not batches x units = 48" in mutate(
         lambda g, op: op.attrs.__setitem__("time_major", True)
     )
     assert "cell state is int8; int16 is needed" in mutate(

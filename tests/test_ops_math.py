@@ -207,9 +207,13 @@ def test_rsqrt_table_matches_tflm_on_every_input(name: str) -> None:
 
 
 def test_rsqrt_lowers_to_the_lut_kernel() -> None:
-    ts = [_t(0, (1, 5)), _t(1, (1, 5), q=(0.02, -128))]
+    ts = [_t(0, (1, 5), q=(0.05, -128)), _t(1, (1, 5), q=(0.02, -128))]
     g = Graph("g", ts, [Op(0, "RSQRT", [0], [1], {})], [0], [1])
-    assert lower(g).ops[0].stmt.startswith("tc_lut_s8(")
+    lo = lower(g).ops[0]
+    assert lo.stmt.startswith("tc_lut_s8(") and lo.refusal is None  # no input is negative
+    g.t(0).quant = Quant(np.array([0.05], np.float32), np.array([3], np.int64))
+    lo = lower(g).ops[0]  # inputs below 3 are negative: TFLM fails Invoke on them
+    assert lo.stmt.startswith("tc_lut_checked_s8(") and lo.refusal == "negative value"
     g.t(1).dtype = "int16"
     with pytest.raises(CompileError, match="int16"):
         lower(g)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import MODELS
-from modelgen.ops_stateful import Q_IN, svdf
+from modelgen.ops_stateful import Q_IN, _svdf_options, svdf
 from modelgen.tflite_writer import Node, T, write
 
 from tinycompile import api
@@ -146,6 +146,40 @@ def test_svdf_refusals() -> None:
     g = _svdf_graph()
     g.t(3).quant.scale[0] = 1e-3  # TFLM: |bias - state x time| < 1e-5, absolute
     assert "bias scale is not state scale x weights_time scale" in _refusal(g)
+
+
+def _svdf_s16_input() -> bytes:
+    """QUANTIZE int8 -> int16, then an SVDF reading that int16 input (int16 weights and state)."""
+    rng = np.random.default_rng(5)
+    f, n, mem = 4, 8, 5
+    bias_s = float(np.float32(np.float32(0.001) * np.float32(2e-5)))
+    tensors = [
+        T("x", (1, n), quant=Q_IN),
+        T("x16", (1, n), "int16", quant=(0.0002, 0)),
+        T("wf", (f, n), quant=(0.01, 0), data=rng.integers(-127, 128, (f, n)).astype(np.int8)),
+        T("wt", (f, mem), "int16", quant=(2e-5, 0),
+          data=rng.integers(-3000, 3000, (f, mem)).astype(np.int16)),
+        T("b", (f,), "int32", quant=(bias_s, 0), data=np.zeros(f, np.int32)),
+        T("st", (1, mem * f), "int16", quant=(0.001, 0), variable=True),
+        T("y", (1, f), quant=(0.05, 0)),
+    ]  # fmt: skip
+    svdf_node = Node("SVDF", [1, 2, 3, 4, 5], [6], "SVDFOptions", _svdf_options(1))
+    return write(tensors, [Node("QUANTIZE", [0], [1]), svdf_node], [0], [6])
+
+
+def test_svdf_int16_input_refused_as_tflm_refuses_it(tmp_path: Path) -> None:
+    """TFLM's PrepareSvdf wants a float32 or int8 input: an int16 one fails to prepare. The
+    compiler refuses it too, naming that reason (not the generic 16x8 message)."""
+    path = tmp_path / "svdf_s16_input.tflite"
+    path.write_bytes(_svdf_s16_input())
+    with pytest.raises(RuntimeError):
+        run_tflm(path, [np.zeros((1, 1, 8), np.int8)])
+    want = (
+        "op #1 SVDF: int16 input tensor 1 is not supported: TFLM's SVDF takes an int8 (or"
+        " float32) input only; int16 is for weights_time and the activation state"
+    )
+    assert [e.line() for e in api.check(path)] == [f"{path}: {want}"]
+    assert want in _refusal(read_tflite(path.read_bytes(), source="s"))
 
 
 def test_variable_tensors_are_never_graph_io_or_op_outputs() -> None:

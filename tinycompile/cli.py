@@ -4,7 +4,8 @@ Exit codes:
   0    success
   1    the model does not fit the board (build: the linked firmware; plan --board: the
        estimate), or run's outputs differ from TensorFlow Lite Micro
-  2    a mistake in what was given (model, board, option, file, missing tool or package), or
+  2    a mistake in what was given (model, board, option, file, missing tool or package, or
+       an input a layer refuses at run time, as TFLM does), or
        check found problems: one line on stderr (with --json, also {"error": ...} on stdout),
        and nothing half-written left behind
   3    a port, bootloader or board failed (flash, validate): no answer, NACK, wrong chip,
@@ -317,8 +318,10 @@ def cmd_run(a: argparse.Namespace) -> int:
         xs, notes = given.arrays, given.notes
     n = a.n if a.n is not None else DEFAULT_SAMPLES
     r = api.compare(model, board=a.board, inputs=xs, n=n, seed=a.seed, layers=a.layers)
-    if out_path is not None:
+    if out_path is not None and r.refusal is None:
         save_outputs(out_path, [g.t(t).name for t in g.outputs], r.result.outputs)
+    elif out_path is not None:
+        notes.append(f"--outputs {a.outputs} not written: the run stopped at a refused input")
     d = {
         "model": model,
         "board": a.board,
@@ -328,6 +331,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         "output_mismatches": r.output_mismatches,
         "max_abs_diff": r.max_abs_diff,
         "bit_exact": r.ok,
+        "refusal": r.refusal,
         "notes": notes,
     }
     if r.profile is not None:
@@ -353,7 +357,15 @@ def cmd_run(a: argparse.Namespace) -> int:
             + (" and state" if a.layers and r.state else "")
             + f", max |diff| {r.max_abs_diff:g}"
         )
-    return EXIT_OK if r.ok else EXIT_DOES_NOT_FIT
+        if r.refusal is not None:
+            print(("" if r.refusal_agrees else "MISMATCH with TFLM: ") + r.refusal["line"])
+    if not r.ok:
+        return EXIT_DOES_NOT_FIT
+    if r.refusal is None:
+        return EXIT_OK
+    # both refused the same input at the same op: the input is outside what the model accepts
+    print(f"tinycompile: {model}: {r.refusal['line']}", file=sys.stderr)
+    return EXIT_MISTAKE
 
 
 def cmd_flash(a: argparse.Namespace) -> int:

@@ -23,6 +23,16 @@ typedef struct {
 void tc_lut_s8(const tc_lut_params_t *p, const int8_t *in, int8_t *out);
 
 typedef struct {
+    uint32_t size;      /* number of elements */
+    const int8_t *lut;  /* 256 entries, lut[(uint8_t)x] */
+    int32_t min_input;  /* inputs below it are refused (RSQRT: the zero point) */
+} tc_lut_checked_params_t;
+
+/* As tc_lut_s8, for an op TFLM refuses some inputs of (RSQRT below its zero point: TFLM's Invoke
+ * fails). Returns 0, or 1 at the first refused input, leaving the rest of out unwritten. */
+int tc_lut_checked_s8(const tc_lut_checked_params_t *p, const int8_t *in, int8_t *out);
+
+typedef struct {
     uint32_t size;
     const uint32_t *lut_bits; /* 256 IEEE-754 float32 bit patterns, indexed by (uint8_t)x */
 } tc_dequantize_params_t;

@@ -37,6 +37,20 @@ void tc_lut_s8(const tc_lut_params_t *p, const int8_t *in, int8_t *out)
     }
 }
 
+int tc_lut_checked_s8(const tc_lut_checked_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int8_t *lut = p->lut;
+    const int32_t lo = p->min_input;
+    for (uint32_t i = 0; i < p->size; i++) {
+        const int8_t x = in[i]; /* read before the write: in place is fine */
+        if (x < lo) {
+            return 1;
+        }
+        out[i] = lut[(uint8_t)x];
+    }
+    return 0;
+}
+
 void tc_dequantize_s8_f32(const tc_dequantize_params_t *p, const int8_t *in, float *out)
 {
     uint32_t i;

@@ -10,7 +10,11 @@
  *   less the time spent inside the layer hook (so layer dumps do not inflate it).
  * Samples run in order through the one model instance: state (variable tensors) carries over from
  * one sample to the next, as through one TFLM interpreter invoked without Reset().
- * Exit status: 0 on success, 3 when a file cannot be opened, 4 on a short read.
+ * Exit status: 0 on success, 3 when a file cannot be opened, 4 on a short read, 5 when a layer
+ * refused its input (tc_invoke() returned nonzero, as TFLM's Invoke fails): the run stops there,
+ * tc_out.bin holds the complete samples before it (and whatever that sample wrote), and
+ * tc_refused_sample / tc_refused_layer say where (the entry point reports them as the line
+ * "tc-refused: sample=S layer=L").
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +26,9 @@
 #if defined(TC_DEBUG_LAYERS) || defined(TC_PROFILE)
 static FILE *g_out;
 #endif
+
+uint32_t tc_refused_sample;
+uint32_t tc_refused_layer;
 
 #ifdef TC_PROFILE
 static uint32_t g_ticks[TC_NUM_LAYERS > 0 ? TC_NUM_LAYERS : 1];
@@ -96,7 +103,14 @@ int tc_run_files(void)
         uint32_t start = tc_timer_read();
         g_mark = start;
 #endif
-        tc_invoke();
+        int refused = tc_invoke();
+        if (refused != 0) {
+            tc_refused_sample = s;
+            tc_refused_layer = (uint32_t)(refused - 1);
+            fclose(in);
+            fclose(out);
+            return 5;
+        }
 #ifdef TC_PROFILE
         uint32_t total = tc_timer_read() - start - g_hook_ticks;
 #endif

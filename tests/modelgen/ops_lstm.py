@@ -24,31 +24,45 @@ from .common import MODELS_DIR, save, to_int8_tflite
 OUT = MODELS_DIR / "ops"
 
 
-def fused_lstm(steps: int):
+def fused_lstm(steps: int, time_major: bool = False):
     """The Keras-2-style ``standard_lstm`` tf.function over ``steps`` steps that the converter
-    fuses into one UNIDIRECTIONAL_SEQUENCE_LSTM (see the module doc); a fresh id per call."""
+    fuses into one UNIDIRECTIONAL_SEQUENCE_LSTM (see the module doc); a fresh id per call.
+    ``time_major``: the input is [steps, batch, n_in] (and so is the sequence output)."""
     import tensorflow as tf
 
-    attrs = {"api_implements": f"lstm_{uuid.uuid4()}", "time_major": False, "go_backwards": False}
+    attrs = {
+        "api_implements": f"lstm_{uuid.uuid4()}",
+        "time_major": time_major,
+        "go_backwards": False,
+    }
+    axis = 0 if time_major else 1
 
     @tf.function(experimental_attributes=attrs, autograph=False)
     def standard_lstm(x, init_h, init_c, k, rk, b):
         h, c, outs = init_h, init_c, []
         for t in range(steps):
-            z = tf.matmul(x[:, t], k) + tf.matmul(h, rk) + b
+            z = tf.matmul(x[t] if time_major else x[:, t], k) + tf.matmul(h, rk) + b
             i, f, g, o = tf.split(z, 4, axis=1)
             c = tf.sigmoid(f) * c + tf.sigmoid(i) * tf.tanh(g)
             h = tf.sigmoid(o) * tf.tanh(c)
             outs.append(h)
-        return h, tf.stack(outs, axis=1), h, c, tf.constant(0.0)
+        return h, tf.stack(outs, axis=axis), h, c, tf.constant(0.0)
 
     return standard_lstm
 
 
 def lstm_model(
-    *, steps: int, n_in: int, units: int, return_sequences: bool, seed: int = 0
+    *,
+    steps: int,
+    n_in: int,
+    units: int,
+    return_sequences: bool,
+    seed: int = 0,
+    batch: int = 1,
+    time_major: bool = False,
 ) -> bytes:
-    """A batch-1 ``[1, steps, n_in]`` int8 sequence through one Keras-style LSTM layer."""
+    """A ``[batch, steps, n_in]`` int8 sequence (``[steps, batch, n_in]`` when ``time_major``)
+    through one Keras-style LSTM layer; a fixed batch, as a concrete input signature gives."""
     import tensorflow as tf
 
     rng = np.random.default_rng(seed)
@@ -57,12 +71,13 @@ def lstm_model(
     bias = rng.normal(0, 0.2, (4 * units,)).astype(np.float32)
     bias[units : 2 * units] += 1.0  # Keras' unit forget bias
     bias_t = tf.constant(bias)
-    standard_lstm = fused_lstm(steps)
+    standard_lstm = fused_lstm(steps, time_major)
+    shape = (steps, batch, n_in) if time_major else (batch, steps, n_in)
 
     class Model(tf.Module):
-        @tf.function(input_signature=[tf.TensorSpec((1, steps, n_in), tf.float32)])
+        @tf.function(input_signature=[tf.TensorSpec(shape, tf.float32)])
         def __call__(self, x):
-            z = tf.zeros((1, units))
+            z = tf.zeros((batch, units))
             last, seq, _, _, _ = standard_lstm(x, z, z, kernel, recurrent, bias_t)
             return seq if return_sequences else last
 
@@ -71,7 +86,7 @@ def lstm_model(
     def rep():
         r = np.random.default_rng(seed + 1)
         for _ in range(48):
-            yield [r.normal(0, 1.0, size=(1, steps, n_in)).astype(np.float32)]
+            yield [r.normal(0, 1.0, size=shape).astype(np.float32)]
 
     return to_int8_tflite(m.__call__.get_concrete_function(), rep, trackable=m)
 
@@ -81,6 +96,11 @@ def build() -> dict[str, bytes]:
         "lstm_seq": lstm_model(steps=6, n_in=5, units=8, return_sequences=True),
         "lstm_last": lstm_model(steps=5, n_in=3, units=12, return_sequences=False, seed=1),
         "lstm_seq_wide": lstm_model(steps=3, n_in=20, units=16, return_sequences=True, seed=2),
+        # a fixed batch of 2 (a concrete input signature), and a time-major sequence
+        "lstm_batch2": lstm_model(steps=4, n_in=5, units=8, return_sequences=True, seed=3, batch=2),
+        "lstm_time_major": lstm_model(
+            steps=5, n_in=4, units=6, return_sequences=True, seed=4, batch=3, time_major=True
+        ),
     }
 
 

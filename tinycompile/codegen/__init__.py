@@ -138,6 +138,8 @@ def render_model(p: Plan) -> dict[str, str]:
                 "index": lo.op.index,
                 "kind": lo.op.kind,
                 "stmt": lo.stmt,
+                "check": lo.refusal is not None,
+                "refusal": lo.refusal or "",
                 "out": out,
                 "out_bytes": g.t(out).nbytes,
             }

@@ -19,16 +19,19 @@ from ..errors import CompileError
 from .graph import Graph
 
 
-def validate(g: Graph, skip: Collection[int] = ()) -> None:
+def validate(g: Graph, skip: Collection[int] = (), own_types: Collection[int] = ()) -> None:
     """Raise CompileError when the graph is not a well-formed DAG in execution order."""
-    found = problems(g, skip)
+    found = problems(g, skip, own_types)
     if found:
         raise found[0]
 
 
-def problems(g: Graph, skip: Collection[int] = ()) -> list[CompileError]:
+def problems(
+    g: Graph, skip: Collection[int] = (), own_types: Collection[int] = ()
+) -> list[CompileError]:
     """Every structural and type problem of the graph: constant graph inputs first, then by op,
-    then the graph's outputs and the types of its inputs and outputs."""
+    then the graph's outputs and the types of its inputs and outputs. The activation types of
+    the ops in ``own_types`` are left to their units (which refuse them with their reason)."""
     out: list[CompileError] = []
     written: set[int] = set()
     for tid in g.inputs:
@@ -52,7 +55,7 @@ def problems(g: Graph, skip: Collection[int] = ()) -> list[CompileError]:
         for tid in op.outputs:
             producers.setdefault(tid, op.index)
             written.add(tid)
-    by_op.extend(_type_problems(g, skip))
+    by_op.extend(_type_problems(g, {*skip, *own_types}))
     out.extend(sorted(by_op, key=lambda e: e.op_index or 0))
     for tid in g.outputs:
         if g.t(tid).is_const:

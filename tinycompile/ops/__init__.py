@@ -16,6 +16,7 @@ from .base import (
     decode,
     fail,
     load_all,
+    own_types,
     register,
     unit_of,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "fold_constants",
     "load_all",
     "lower",
+    "own_types",
     "prepare_graph",
     "register",
     "unit_of",

@@ -54,6 +54,12 @@ class LowerCtx(Protocol):
         """A scratch buffer of ``nbytes`` in the arena, live only during this op."""
         ...
 
+    def refuses(self, reason: str) -> None:
+        """This op may refuse its input at run time (as TFLM's Invoke fails), for ``reason``:
+        the lowering then returns a C expression, nonzero when the layer refused, not a
+        statement; ``tc_invoke`` stops there and returns 1 + the layer."""
+        ...
+
 
 @dataclass(frozen=True, kw_only=True)
 class Prepared:
@@ -92,6 +98,7 @@ class Operator:
     kinds: ClassVar[tuple[str, ...]] = ()
     alias: ClassVar[bool] = False  # output is input 0's bytes reinterpreted (reshape, squeeze)
     elementwise: ClassVar[bool] = False  # may overwrite input 0 element by element (same size)
+    checks_types: ClassVar[bool] = False  # refuses float/int16 activations itself, with a reason
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         """Typed attributes from the file's raw options (TFLite builtin options fields)."""
@@ -131,11 +138,31 @@ def load_all() -> dict[str, Operator]:
     return OPS
 
 
+# Operators TFLM cannot run at all: no reference to be bit-exact with, so refused with the reason.
+NOT_IN_TFLM = {
+    "TILE": "TFLM has no TILE kernel (its interpreter cannot load the model), so there is no "
+    "reference to be bit-exact with",
+}
+
+
+def unsupported(op: Op) -> CompileError:
+    """The refusal of an operator kind without a unit (and why, when TFLM cannot run it)."""
+    why = NOT_IN_TFLM.get(op.kind)
+    return fail(op, f"operator {op.kind} is not supported" + (f": {why}" if why else ""))
+
+
+def own_types(g: Graph) -> set[int]:
+    """Indices of the ops whose units check their activation types themselves (``ir.problems``
+    leaves those to them)."""
+    units = load_all()
+    return {op.index for op in g.ops if op.kind in units and units[op.kind].checks_types}
+
+
 def unit_of(op: Op) -> Operator:
     """The registered unit of ``op``'s kind, or a CompileError naming the unsupported kind."""
     unit = load_all().get(op.kind)
     if unit is None:
-        raise fail(op, f"operator {op.kind} is not supported")
+        raise unsupported(op)
     return unit
 
 

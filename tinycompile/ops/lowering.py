@@ -28,8 +28,10 @@ from .base import (
     decode_op,
     fail,
     load_all,
+    own_types,
     unit_of,
 )
+from .base import unsupported as unsupported_error
 
 CTYPE_NP = {
     "int8_t": np.int8,
@@ -79,6 +81,7 @@ class LoweredOp:
     scratch_bytes: int
     flash_bytes: int = 0
     macs: int = 0
+    refusal: str | None = None  # stmt is a C expression, nonzero when it refused (why: this)
 
 
 @dataclass
@@ -101,7 +104,11 @@ class _Ctx:
         self.low = low
         self.op: Op | None = None
         self.scratch_bytes = 0
+        self.refusal: str | None = None
         self._tensor_syms: dict[int, str] = {}
+
+    def refuses(self, reason: str) -> None:
+        self.refusal = reason
 
     def ptr(self, tid: int, *, const: bool = True) -> str:
         t = self.g.t(tid)
@@ -198,8 +205,8 @@ def check_graph(g: Graph) -> list[CompileError]:
     units = load_all()
     unsupported = [op for op in g.ops if op.kind not in units]
     bad = {op.index for op in unsupported}
-    structural = problems(g, bad)
-    by_op = [fail(op, f"operator {op.kind} is not supported") for op in unsupported]
+    structural = problems(g, bad, own_types(g))
+    by_op = [unsupported_error(op) for op in unsupported]
     by_op += [e for e in structural if e.op_index is not None]
     n_head = 0  # graph-level problems ir.problems lists before any op's
     while n_head < len(structural) and structural[n_head].op_index is None:
@@ -254,10 +261,13 @@ def lower(
             before = low.flash_bytes
             ctx.op = op
             ctx.scratch_bytes = 0
+            ctx.refusal = None
             stmt = p.unit.lower(op, g, p.data, ctx, choice)
         except (CompileError, *_BAD_VALUES) as e:
             raise _named(op, e) from None
         if ctx.scratch_bytes > planned:
             raise RuntimeError(f"op {op.index} {op.kind} used more scratch than it prepared")
-        low.ops.append(LoweredOp(op, stmt, planned, low.flash_bytes - before, p.data.macs))
+        low.ops.append(
+            LoweredOp(op, stmt, planned, low.flash_bytes - before, p.data.macs, ctx.refusal)
+        )
     return low

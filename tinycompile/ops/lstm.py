@@ -136,9 +136,6 @@ class LstmOp(Operator):
             raise fail(op, f"input {list(x.shape)} and output {list(o.shape)} must have rank 3")
         tm = op.attrs.get("time_major", False)
         steps, batches, n_in = x.shape if tm else (x.shape[1], x.shape[0], x.shape[2])
-        if tm or batches != 1:
-            # the kernel has both loops, but no model covers them yet: refuse rather than guess
-            raise fail(op, "only batch-1, batch-major (time_major false) sequences are supported")
         if ins[18] < 0 or ins[19] < 0:
             raise fail(op, "the hidden and cell states are required")
         w_in = [g.t(ins[1 + k]) for k in range(4)]

@@ -52,6 +52,7 @@ def _f32(x: float) -> np.float32:
 @register
 class SvdfOp(Operator):
     kinds = ("SVDF",)
+    checks_types = True  # an int16 input is refused with TFLM's reason
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         return {"rank": int(options.get("rank", 0)), "activation": fused_activation(options)}
@@ -63,6 +64,12 @@ class SvdfOp(Operator):
             raise fail(op, "the bias is absent; TFLM's int8 SVDF needs it")
         x, wf, wt, bias, st = (inp(op, g, i) for i in range(5))
         o = out(op, g)
+        if x.dtype == "int16":  # PrepareSvdf: input->type is float32 or int8
+            raise fail(
+                op,
+                f"int16 input tensor {x.id} is not supported: TFLM's SVDF takes an int8 (or"
+                " float32) input only; int16 is for weights_time and the activation state",
+            )
         require_int8(op, g, [x.id, o.id])
         positive_scales(op, x, o)
         _const(op, wf, "weights_feature", ("int8",), 2)

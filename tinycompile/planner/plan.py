@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..ir import Graph, Op, validate
-from ..ops import DEFAULT_CHOICE, Choice, Lowering, PreparedOp, lower, prepare_graph
+from ..ops import (
+    DEFAULT_CHOICE,
+    Choice,
+    Lowering,
+    PreparedOp,
+    lower,
+    own_types,
+    prepare_graph,
+)
 from .allocator import Allocator, Buffer, align, default_allocator, live_bytes
 from .lifetimes import Step, lifetimes
 from .schedule import best_schedule
@@ -130,7 +138,7 @@ def plan(
     looks for in-place and scratch choices that shrink the arena (``policy``)."""
     from .policy import choose
 
-    validate(g)
+    validate(g, own_types=own_types(g))
     prepared = prepare_graph(g)
     chosen = dict(choices or {})
     lay = layout(g, prepared, chosen, reorder=reorder)

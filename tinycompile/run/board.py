@@ -16,9 +16,15 @@ from ..outdir import staged
 from ..planner import Plan
 from ..report import build_report, write_json
 from .emulator import run_emulator
-from .host import sample_bytes
 from .inputs import make_inputs
-from .ioformat import RunResult, pack_inputs, unpack_outputs
+from .ioformat import (
+    EXIT_REFUSED,
+    RunResult,
+    pack_inputs,
+    sample_bytes,
+    unpack_outputs,
+    unpack_refused,
+)
 
 
 @dataclass
@@ -117,7 +123,11 @@ def run_board(
     with tempfile.TemporaryDirectory(prefix="tc_emu_") as wd:
         Path(wd, "tc_in.bin").write_bytes(pack_inputs(p.graph, inputs))
         er = run_emulator(fw, wd, timeout_s=timeout_s, sample_bytes=per)
-    res = unpack_outputs(p, er.output, inputs[0].shape[0], debug_layers=debug_layers, profile=True)
+    if er.returncode == EXIT_REFUSED:
+        res = unpack_refused(p, er.output, er.stderr, debug_layers=debug_layers, profile=True)
+    else:
+        n = inputs[0].shape[0]
+        res = unpack_outputs(p, er.output, n, debug_layers=debug_layers, profile=True)
     res.emulator = er
     res.firmware = fw
     return res

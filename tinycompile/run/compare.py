@@ -13,9 +13,9 @@ from ..planner import Plan
 from .board import run_board
 from .host import run_host
 from .inputs import make_inputs
-from .ioformat import RunResult
+from .ioformat import Refusal, RunResult
 from .profile import profile_of
-from .reference import require_reference, run_tflm
+from .reference import ReferenceResult, TflmRefusal, require_reference, run_tflm
 
 
 @dataclass
@@ -33,11 +33,17 @@ class CompareReport:
     profile: dict | None = None  # emulator runs: instructions per inference and per layer
     build_text: str = ""  # board runs: the size report
     state: list[dict] = field(default_factory=list)  # per variable tensor, after every sample
+    refusal: dict | None = None  # a run stopped by a refused input: where, and who refused
+
+    @property
+    def refusal_agrees(self) -> bool:
+        """No refusal, or both sides refused the same input at the same op."""
+        return self.refusal is None or self.refusal["agrees"]
 
     @property
     def ok(self) -> bool:
-        """Bit-exact: no byte differs."""
-        return self.mismatches == 0
+        """Bit-exact: no byte differs over the inputs both ran, and any refusal agrees."""
+        return self.mismatches == 0 and self.refusal_agrees
 
     def __str__(self) -> str:
         head = (
@@ -57,6 +63,8 @@ class CompareReport:
             for x in self.state
             if x["mismatches"]
         ]
+        if self.refusal is not None:
+            lines.append("  " + self.refusal["line"])
         return "\n".join(lines)
 
 
@@ -93,10 +101,18 @@ def compare_plan(
             res = run_host(p, project, xs, debug_layers=layers)
         else:
             res = run_board(p, project, board, xs, debug_layers=layers)
-    prof = profile_of(res, p) if res.emulator is not None else None
+    ticked = res.ticks is not None and len(res.ticks) > 0
+    prof = profile_of(res, p) if res.emulator is not None and ticked else None
     build_text = str(res.firmware.size) if res.firmware is not None else ""
     tids = [op.outputs[0] for op in steps] + sorted(p.state) if layers else None
-    ref = run_tflm(model, xs, tensor_ids=tids, n_outputs=len(g.outputs))
+    ref = run_tflm(model, xs, tensor_ids=tids, n_outputs=len(g.outputs), stop_on_refusal=True)
+    refusal = refusal_verdict(res.refused, ref.refused)
+    n_in = xs[0].shape[0]
+    ran = min(x.sample if x else n_in for x in (res.refused, ref.refused))  # run in full
+    if ran < n_in:
+        res = _first(p, res, ran)
+        outs = [o[: ran * _rows(g, t)] for o, t in zip(ref.outputs, g.outputs, strict=True)]
+        ref = ReferenceResult(outs, ref.tensors[:ran])
     mism = 0
     maxd = 0.0
     for a, b in zip(res.outputs, ref.outputs, strict=True):
@@ -128,7 +144,7 @@ def compare_plan(
         maxd = max(maxd, x["max_abs_diff"])
     return CompareReport(
         str(model),
-        xs[0].shape[0],
+        ran,
         mism,
         maxd,
         out_m,
@@ -138,6 +154,61 @@ def compare_plan(
         prof,
         build_text,
         srep,
+        refusal,
+    )
+
+
+def refusal_verdict(ours: Refusal | None, theirs: TflmRefusal | None) -> dict | None:
+    """Who refused which input: agreement when both stopped at the same input and op."""
+    if ours is None and theirs is None:
+        return None
+    d: dict = {
+        "sample": (ours or theirs).sample,  # type: ignore[union-attr]
+        "ours": None if ours is None else {"layer": ours.layer, "op_index": ours.op_index,
+                                           "kind": ours.kind, "reason": ours.reason},
+        "tflm": None if theirs is None else {"op_index": theirs.op_index, "kind": theirs.kind,
+                                             "message": theirs.message},
+    }  # fmt: skip
+    if ours is not None and theirs is not None:
+        d["agrees"] = ours.sample == theirs.sample and ours.op_index == theirs.op_index
+        if d["agrees"]:
+            d["line"] = f"input {ours.sample}: {ours.line()}, as TFLM does"
+        else:
+            d["line"] = (
+                f"input {ours.sample}: {ours.line()}; TFLM failed on input {theirs.sample} at op"
+                f" #{theirs.op_index} {theirs.kind}"
+            )
+    elif ours is not None:
+        d["agrees"] = False
+        d["line"] = f"input {ours.sample}: {ours.line()}; TFLM ran it"
+    else:
+        assert theirs is not None
+        d["agrees"] = False
+        d["line"] = (
+            f"input {theirs.sample}: TFLM failed at op #{theirs.op_index} {theirs.kind}"
+            f" ({theirs.message}); the compiled model ran it"
+        )
+    return d
+
+
+def _rows(g, tid: int) -> int:
+    """Rows one sample of tensor ``tid`` adds along axis 0 of the stacked results."""
+    shape = g.t(tid).shape
+    return int(shape[0]) if shape else 1
+
+
+def _first(p: Plan, res: RunResult, k: int) -> RunResult:
+    """The first ``k`` samples of a run."""
+    g = p.graph
+    layer_t = [p.lowering.ops[i].op.outputs[0] for i in p.order]
+    return RunResult(
+        outputs=[o[: k * _rows(g, t)] for o, t in zip(res.outputs, g.outputs, strict=True)],
+        layers=[la[: k * _rows(g, t)] for la, t in zip(res.layers, layer_t, strict=False)],
+        ticks=None if res.ticks is None else res.ticks[:k],
+        state=None if res.state is None else res.state[:k],
+        emulator=res.emulator,
+        firmware=res.firmware,
+        refused=res.refused,
     )
 
 

@@ -14,7 +14,8 @@ emulator runs show "inputs done/total" on a terminal (from tc_out.bin growing).
 
 Failures are RunError with one clear line: a timeout ('timed out after N s'), a hard fault
 (with the faulting PC and fault status/address registers the firmware printed), or the runner's
-own status (3: a file could not be opened, 4: tc_in.bin too short).
+own status (3: a file could not be opened, 4: tc_in.bin too short). Status 5 (a layer refused
+its input, as TFLM's Invoke fails; "tc-refused: ..." on stderr) is a result, not a failure.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ QEMU = "qemu-system-arm"
 ICOUNT_SHIFT = 7
 QEMU_HINT = "install QEMU's Arm system emulator (Debian/Ubuntu: apt install qemu-system-arm)"
 EXIT_FAULT = 70  # TC_EXIT_FAULT in firmware/boards/include/tc_board_io.h
+EXIT_REFUSED = 5  # tc_runner.c: a layer refused its input; the caller reads where (stderr)
 
 _FACT = re.compile(r"^tc-(timer|stack|heap): (.*)$")
 _FAULT = re.compile(r"tc-fault: (.*)")
@@ -183,13 +185,13 @@ def run_emulator(
             "firmware hit the end of tc_in.bin early: its size does not match the "
             "model's inputs (status 4)"
         )
-    if rc != 0:
+    if rc not in (0, EXIT_REFUSED):
         last = next((ln for ln in reversed((stderr + stdout).splitlines()) if ln.strip()), "")
         raise RunError(
             f"QEMU/firmware exited with status {rc}" + (f": {last.strip()}" if last else "")
         )
     if not out_path.is_file():
-        raise RunError(f"firmware exited 0 but wrote no tc_out.bin in {wd}")
+        raise RunError(f"firmware exited {rc} but wrote no tc_out.bin in {wd}")
     assert build.board.emulator is not None
     return EmulatorResult(
         returncode=rc,

@@ -1,4 +1,6 @@
-"""Host runs: build a generated project with the host C compiler and run it on inputs."""
+"""Host runs: build a generated project with the host C compiler and run it on inputs. A run a
+layer stopped by refusing its input (exit status 5) gives the samples before it and the
+``RunResult.refused`` where it stopped."""
 
 from __future__ import annotations
 
@@ -12,17 +14,14 @@ from .. import procs
 from ..build import build_host
 from ..errors import RunError
 from ..planner import Plan
-from .ioformat import RunResult, pack_inputs, unpack_outputs
-
-
-def sample_bytes(p: Plan, *, debug_layers: bool, profile: bool) -> int:
-    """Bytes tc_out.bin holds per input sample (outputs, layer dumps, ticks; see unpack_outputs):
-    what run progress is measured in."""
-    g = p.graph
-    n = sum(g.t(t).nbytes for t in g.outputs)
-    if debug_layers:
-        n += sum(g.t(p.lowering.ops[i].op.outputs[0]).nbytes for i in p.order) + p.state_bytes
-    return n + (4 * (len(p.order) + 1) if profile else 0)
+from .ioformat import (
+    EXIT_REFUSED,
+    RunResult,
+    pack_inputs,
+    sample_bytes,
+    unpack_outputs,
+    unpack_refused,
+)
 
 
 def run_host(
@@ -54,6 +53,10 @@ def run_host(
             raise RunError(f"host run timed out after {timeout_s:g} s") from None
         finally:
             progress.close()
+        if r.returncode == EXIT_REFUSED:
+            data = Path(wd, "tc_out.bin").read_bytes()
+            err = r.stderr.decode(errors="replace")
+            return unpack_refused(p, data, err, debug_layers=debug_layers, profile=False)
         if r.returncode != 0:
             raise RunError(
                 f"host run failed with exit code {r.returncode}: "

@@ -5,6 +5,7 @@ RunResult read back from it."""
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -28,6 +29,24 @@ NP_DTYPES = {
 }
 
 
+EXIT_REFUSED = 5  # tc_runner.c: a layer refused its input (tc_invoke() returned nonzero)
+_REFUSED = re.compile(r"tc-refused: sample=(\d+) layer=(\d+)")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A layer refused its input at run time (where TFLM's Invoke fails): the run stopped there."""
+
+    sample: int  # the input it stopped at (0-based)
+    layer: int  # execution order
+    op_index: int
+    kind: str
+    reason: str  # the op's (Operator lowering's ``ctx.refuses``)
+
+    def line(self) -> str:
+        return f"layer {self.layer} ({self.kind}) refused its input: {self.reason}"
+
+
 @dataclass
 class RunResult:
     """What a compiled model produced on a batch of inputs."""
@@ -38,6 +57,7 @@ class RunResult:
     state: np.ndarray | None = None  # debug runs: (samples, state bytes) after each sample
     emulator: EmulatorResult | None = None  # emulator runs
     firmware: FirmwareBuild | None = None  # board runs
+    refused: Refusal | None = None  # the run stopped: results hold the samples before it
 
 
 def pack_inputs(g: Graph, inputs: list[np.ndarray]) -> bytes:
@@ -104,8 +124,47 @@ def unpack_outputs(p: Plan, data: bytes, n: int, *, debug_layers: bool, profile:
             ticks.append(np.frombuffer(mv[off : off + 4 * (len(steps) + 1)], dtype="<u4"))
             off += 4 * (len(steps) + 1)
     return RunResult(
-        outputs=[np.concatenate(o, axis=0) if o else np.zeros(0) for o in outs],
-        layers=[np.concatenate(la, axis=0) for la in layers] if debug_layers else [],
-        ticks=np.stack(ticks).astype(np.int64) if profile else None,
+        outputs=[_stack(o, t) for o, t in zip(outs, out_t, strict=True)],
+        layers=[_stack(la, t) for la, t in zip(layers, layer_t, strict=True)]
+        if debug_layers
+        else [],
+        ticks=np.stack(ticks).astype(np.int64) if profile and ticks else None,
         state=np.stack(states) if states else None,
     )
+
+
+def _stack(arrs: list[np.ndarray], t) -> np.ndarray:
+    """Samples on axis 0 (no samples: an empty array of the tensor's sample shape)."""
+    if arrs:
+        return np.concatenate(arrs, axis=0)
+    return np.zeros((0, *t.shape[1:]), NP_DTYPES[t.dtype])
+
+
+def unpack_refused(
+    p: Plan, data: bytes, text: str, *, debug_layers: bool, profile: bool
+) -> RunResult:
+    """The results of a run a layer stopped (exit status 5; ``text``: its stderr, with the
+    "tc-refused: sample=S layer=L" line): the S complete samples before it, and the refusal."""
+    m = _REFUSED.search(text)
+    if m is None:
+        raise RunError("firmware exited with status 5 (refused input) but did not say where")
+    sample, layer = int(m.group(1)), int(m.group(2))
+    if layer >= len(p.order):
+        raise RunError(f"firmware reported a refusal at layer {layer} of {len(p.order)}")
+    lo = p.lowering.ops[p.order[layer]]
+    per = sample_bytes(p, debug_layers=debug_layers, profile=profile)
+    res = unpack_outputs(
+        p, data[: per * sample], sample, debug_layers=debug_layers, profile=profile
+    )
+    res.refused = Refusal(sample, layer, lo.op.index, lo.op.kind, lo.refusal or "refused")
+    return res
+
+
+def sample_bytes(p: Plan, *, debug_layers: bool, profile: bool) -> int:
+    """Bytes tc_out.bin holds per input sample (outputs, layer dumps, ticks; see unpack_outputs):
+    what run progress is measured in."""
+    g = p.graph
+    n = sum(g.t(t).nbytes for t in g.outputs)
+    if debug_layers:
+        n += sum(g.t(p.lowering.ops[i].op.outputs[0]).nbytes for i in p.order) + p.state_bytes
+    return n + (4 * (len(p.order) + 1) if profile else 0)

@@ -6,6 +6,10 @@ tests do.
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +37,20 @@ class ReferenceResult:
 
     outputs: list[np.ndarray]  # one array per graph output, batch along axis 0
     tensors: list[dict[int, np.ndarray]] = field(default_factory=list)  # per sample: id -> value
+    refused: TflmRefusal | None = None  # stop_on_refusal: where Invoke failed (samples before it)
+
+
+@dataclass(frozen=True)
+class TflmRefusal:
+    """TFLM's Invoke failed on a sample (an op refused its input, e.g. RSQRT below zero)."""
+
+    sample: int
+    op_index: int | None  # from TFLM's "Node KIND (number N) failed to invoke" line
+    kind: str | None
+    message: str  # what TFLM printed
+
+
+_NODE_FAILED = re.compile(r"Node (\S+) \(number (\d+)f?\) failed to invoke")
 
 
 def run_tflm(
@@ -42,6 +60,7 @@ def run_tflm(
     tensor_ids: list[int] | None = None,
     n_outputs: int | None = None,
     reset_between: bool = False,
+    stop_on_refusal: bool = False,
 ) -> ReferenceResult:
     """Run TFLM on a batch (``inputs[i]`` has the batch on axis 0, one sample per invoke).
 
@@ -70,14 +89,64 @@ def run_tflm(
         for i, x in enumerate(inputs):
             shape = interp.get_input_details(i)["shape"]
             interp.set_input(x[s : s + 1].reshape(shape), i)
-        interp.invoke()
+        try:
+            _invoke(interp)
+        except RuntimeError as e:
+            if not stop_on_refusal:
+                raise
+            text = getattr(e, "tflm_output", "")
+            m = _NODE_FAILED.search(text)
+            lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+            refused = TflmRefusal(
+                s,
+                int(m.group(2)) if m else None,
+                m.group(1) if m else None,
+                "; ".join(lines) or str(e),
+            )
+            break
         outs.append([np.array(interp.get_output(j)) for j in range(n_outputs)])
         if tensor_ids:
             tensors.append({t: np.array(interp.GetTensor(t, 0)["tensor_data"]) for t in tensor_ids})
         if reset_between:
             interp.reset()
-    outputs = [np.concatenate([o[j] for o in outs], axis=0) for j in range(n_outputs)]
-    return ReferenceResult(outputs=outputs, tensors=tensors)
+    else:
+        refused = None
+    outputs = [
+        np.concatenate([o[j] for o in outs], axis=0) if outs else _empty(interp, j)
+        for j in range(n_outputs)
+    ]
+    return ReferenceResult(outputs=outputs, tensors=tensors, refused=refused)
+
+
+def _empty(interp, j: int) -> np.ndarray:
+    """No samples of output ``j``."""
+    d = interp.get_output_details(j)
+    return np.zeros((0, *d["shape"][1:]), d["dtype"])
+
+
+def _invoke(interp) -> None:
+    """``interp.invoke()`` with what TFLM prints on stderr captured (the failing node's name is
+    printed there, not put in the exception): a RuntimeError carries it as ``tflm_output``;
+    after a successful call it is passed on to stderr."""
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as cap:
+        saved = os.dup(2)
+        os.dup2(cap.fileno(), 2)
+        try:
+            interp.invoke()
+            err = None
+        except RuntimeError as e:
+            err = e
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        cap.seek(0)
+        text = cap.read().decode(errors="replace")
+    if err is not None:
+        err.tflm_output = text  # type: ignore[attr-defined]
+        raise err
+    if text:
+        sys.stderr.write(text)
 
 
 def _count_outputs(interp) -> int:

@@ -5,6 +5,7 @@
  * once and prints the result over the UART as lines of text:
  *   tc-begin board=NAME clock_hz=N clock=SOURCE timer=dwt|systick inputs=given|zero
  *   tc-layer L ticks=N [crc32=XXXXXXXX]    (TC_PROFILE / TC_DEBUG_LAYERS builds)
+ *   tc-refused layer=L                      a layer refused its input (as TFLM's Invoke fails)
  *   tc-out I HEXBYTES                       every graph output, in order
  *   tc-total ticks=N                        the whole tc_invoke()
  *   tc-stack used=N reserve=M
@@ -86,7 +87,7 @@ int main(void)
 #if defined(TC_DEBUG_LAYERS) || defined(TC_PROFILE)
     g_mark = start;
 #endif
-    tc_invoke();
+    int refused = tc_invoke();
     uint32_t total = tc_timer_read() - start;
 #if defined(TC_DEBUG_LAYERS) || defined(TC_PROFILE)
     for (int l = 0; l < TC_NUM_LAYERS; l++) {
@@ -101,6 +102,11 @@ int main(void)
         tc_puts("\n");
     }
 #endif
+    if (refused != 0) {
+        tc_puts("tc-refused layer=");
+        tc_put_u32((uint32_t)(refused - 1));
+        tc_puts("\n");
+    }
     for (int i = 0; i < TC_NUM_OUTPUTS; i++) {
         tc_puts("tc-out ");
         tc_put_u32((uint32_t)i);

@@ -6,6 +6,7 @@
  *   tc-timer: overhead-ticks=N   ticks between two back-to-back tc_timer_read() calls
  *   tc-stack: used=N reserve=M   deepest stack use measured by painting, and the reserve
  *   tc-heap: used=N              bytes newlib's stdio took from the heap
+ *   tc-refused: sample=S layer=L a layer refused its input (status 5, as TFLM's Invoke fails)
  */
 #include <stdint.h>
 
@@ -13,6 +14,8 @@
 #include "tc_timer.h"
 
 int tc_run_files(void);
+extern uint32_t tc_refused_sample;
+extern uint32_t tc_refused_layer;
 void *_sbrk(int incr);
 extern char end[];
 
@@ -55,6 +58,9 @@ int main(void)
     }
     tc_emu_fact("tc-timer: overhead-ticks=", best, 0, 0);
     int rc = tc_run_files();
+    if (rc == 5) {
+        tc_emu_fact("tc-refused: sample=", tc_refused_sample, " layer=", tc_refused_layer);
+    }
     tc_emu_fact("tc-stack: used=", tc_stack_used(), " reserve=", tc_stack_reserve());
     tc_emu_fact("tc-heap: used=", (uint32_t)((char *)_sbrk(0) - end), 0, 0);
     return rc;
