@@ -76,7 +76,7 @@ class ValidateReport:
         )
         lines = [head]
         if r.status:
-            lines.append(f"    tc_invoke() returned status {r.status}")
+            lines.append(f"    tc_invoke() stopped: layer {r.status - 1} refused its input")
         lines += [
             f"    output {m['output']} '{m['name']}': {m['bytes']} of {m['of']} bytes differ,"
             f" max |diff| {m['max_abs_diff']:g}"

@@ -202,10 +202,10 @@ static void handle(uint8_t cmd, uint8_t seq, uint32_t len, uint32_t *layer_ticks
         if (layer_mark) {
             *layer_mark = start;
         }
-        tc_invoke();
+        int status = tc_invoke(); /* 0, or 1 + the layer that refused its input */
         uint32_t cycles = tc_timer_read() - start;
         reply_begin(cmd, seq, 9, ST_OK);
-        tx_u32(0); /* tc_invoke()'s status: 0 (it returns none yet) */
+        tx_u32((uint32_t)status);
         tx_u32(cycles);
         reply_end();
         return;
