@@ -81,6 +81,7 @@ def _requantize(op: Op, g: Graph) -> Quantize:
 @register
 class QuantizeOp(Operator):
     kinds = ("QUANTIZE",)
+    int16 = True  # int8 <-> int16 and int16 -> int16 (its own checks)
     elementwise = True
 
     def prepare(self, op: Op, g: Graph) -> Quantize:
