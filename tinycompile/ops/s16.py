@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir import Graph, Op
-from .base import fail
+from .base import LowerCtx, fail
 from .common import activation_range, inp, out
 
 MAX_SHIFT = 7  # TFLM's assumption for the 64-bit requantization (shift in [-31, 7])
@@ -94,3 +94,27 @@ def requant(op: Op, g: Graph, out_c: int, mults: list[int], shifts: list[int]) -
         np.array([p[0] for p in pairs], np.int32),
         np.array([p[1] for p in pairs], np.int32),
     )
+
+
+def conv_fields(
+    ctx: LowerCtx, geo: dict[str, int], rq: Requant64, weights: str, **extra: int
+) -> dict[str, object]:
+    """The fields of ``tc_conv_s16_params_t`` (16x8 CONV_2D and DEPTHWISE_CONV_2D)."""
+    fields: dict[str, object] = dict(geo)
+    fields.update(extra)
+    fields.update(
+        act_min=rq.act_min,
+        act_max=rq.act_max,
+        weights=weights,
+        bias=ctx.array("bias64", "int64_t", rq.bias),
+        rm=ctx.array("rm", "int32_t", rq.rm),
+        ts=ctx.array("ts", "int32_t", rq.ts),
+    )
+    return fields
+
+
+def require_bias(op: Op, g: Graph) -> None:
+    """16x8 convolutions need their int64 bias: TFLM picks the int16 kernel's accumulator type
+    (and so its requantization) from the bias' type, which a missing bias leaves undecided."""
+    if len(op.inputs) < 3 or op.inputs[2] < 0:
+        raise fail(op, f"a 16x8 {op.kind} without bias is not supported")
