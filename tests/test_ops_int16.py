@@ -118,3 +118,22 @@ def test_fc16_refuses_mixed_int8_int16() -> None:
 
     msg = _refusal(_graph_with(MODELS / "ops" / "fc16_relu.tflite", edit))
     assert "int8 activation tensor" in msg and "(int16 expected)" in msg
+
+
+def test_sub16_model_tells_float_from_double_ratios() -> None:
+    """sub16_same's scales give different multipliers when SUB's ratios are divided in float32
+    (the int8 rule) instead of double, so its bit-exact comparison decides between the two."""
+    g = load_model(MODELS / "ops" / "sub16_same.tflite")
+    op = next(o for o in g.ops if o.kind == "SUB")
+    a, b, o = (g.t(t) for t in (*op.inputs, op.outputs[0]))
+    f32 = np.float32
+    sa, sb, so = f32(a.quant.scale[0]), f32(b.quant.scale[0]), f32(o.quant.scale[0])
+    tm = f32(2) * max(sa, sb)
+    in_float = [float(sa / tm), float(sb / tm), float(tm / (f32(1 << 15) * so))]
+    tmd = 2.0 * max(a.quant.s, b.quant.s)
+    in_double = [a.quant.s / tmd, b.quant.s / tmd, tmd / ((1 << 15) * o.quant.s)]
+    differ = [
+        quantize_multiplier(x) != quantize_multiplier(y)
+        for x, y in zip(in_float, in_double, strict=True)
+    ]
+    assert any(differ)
