@@ -8,11 +8,15 @@ plus focused checks of the arithmetic and of what stays refused.
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import MODELS
+from conftest import INT16_REFUSED, MODELS, ROOT
 
 from tinycompile import api
 from tinycompile.errors import CompileError
@@ -22,9 +26,12 @@ from tinycompile.ops import lowering
 from tinycompile.quant.qmath import multiply_by_quantized_multiplier_np, quantize_multiplier
 from tinycompile.run.reference import run_tflm
 
-INT16_MODELS = sorted((MODELS / "ops").glob("*16_*.tflite")) + sorted(
-    (MODELS / "ops").glob("*16.tflite")
-)
+INT16_MODELS = [
+    p
+    for p in sorted((MODELS / "ops").glob("*16_*.tflite"))
+    + sorted((MODELS / "ops").glob("*16.tflite"))
+    if p.stem not in INT16_REFUSED
+] + [MODELS / "real" / "cnn16.tflite"]
 
 
 def _rand16(g: Graph, n: int, seed: int) -> list[np.ndarray]:
@@ -137,3 +144,40 @@ def test_sub16_model_tells_float_from_double_ratios() -> None:
         for x, y in zip(in_float, in_double, strict=True)
     ]
     assert any(differ)
+
+
+@pytest.mark.parametrize("board", ["stm32f746", "samd21"])
+def test_cnn16_bit_exact_in_qemu(board: str) -> None:
+    """The whole 16x8 CNN (float32 in, QUANTIZE to int16, conv, max pool, depthwise, pointwise,
+    average pool, FC, DEQUANTIZE) on the Cortex-M7 and the Cortex-M0+ stand-ins, every layer."""
+    if not (shutil.which("qemu-system-arm") and shutil.which("arm-none-eabi-gcc")):
+        pytest.skip("needs qemu-system-arm and arm-none-eabi-gcc")
+    path = MODELS / "real" / "cnn16.tflite"
+    r = api.compare(path, board=board, n=12)
+    assert r.layers and r.ok, str(r)
+    logits = np.asarray(r.reference_outputs[0])
+    assert len(np.unique(logits)) > logits.size // 2  # spread out, not saturated
+
+
+@pytest.mark.parametrize("name", sorted(INT16_REFUSED))
+def test_unsupported_int16_ops_are_refused_in_one_line(name: str, tmp_path: Path) -> None:
+    """What has no int16 path yet stays refused: exit 2, one line naming the model, the op and
+    the reason, nothing written."""
+    kind = INT16_REFUSED[name]
+    model = MODELS / "ops" / f"{name}.tflite"
+    out_dir = tmp_path / "out"
+    r = subprocess.run(
+        [sys.executable, "-m", "tinycompile.cli", "build", str(model), "--board", "host"]
+        + ["-o", str(out_dir)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    op_index = next(op.index for op in load_model(model).ops if op.kind == kind)
+    want = f"op #{op_index} {kind}: int16 activations are not supported for {kind} (16x8)"
+    assert str(model) in lines[0] and want in lines[0], lines[0]
+    assert not out_dir.exists()
