@@ -20,7 +20,6 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     "name, needle",
     [
         ("float_model", "op #0 CONV_2D: float32 activations"),
-        ("int16_model", "op #0 CONV_2D: int16 activations"),
         ("unsupported_op", "op #1 EXP: operator EXP is not supported"),
     ],
 )

@@ -268,7 +268,8 @@ REJECTED = {
     "hard swish ratio": _graph("HARD_SWISH", in_q=(1.0, 0), out_q=(1e-4, 0)),
     "leaky relu no alpha": _graph("LEAKY_RELU", out_q=(0.05, 3)),
     "quantize int32 in": _graph("QUANTIZE", in_dtype="int32"),
-    "quantize float -> int16": _graph("QUANTIZE", in_q=None, in_dtype="float32", out_dtype="int16"),
+    "quantize int32 -> int16": _graph("QUANTIZE", in_dtype="int32", out_dtype="int16"),
+    "dequantize int16 -> int32": _graph("DEQUANTIZE", in_dtype="int16", out_dtype="int32"),
     "quantize float out": _graph("QUANTIZE", in_q=None, in_dtype="float32", out_dtype="float32"),
     "dequantize int32 out": _graph("DEQUANTIZE", out_dtype="int32"),
     "dequantize uint8 in": _graph("DEQUANTIZE", in_dtype="uint8", out_dtype="float32"),
@@ -281,6 +282,8 @@ ACCEPTED = {
     "quantize int16 -> int8": _graph("QUANTIZE", in_dtype="int16"),
     "quantize int8 -> int16": _graph("QUANTIZE", out_dtype="int16"),
     "dequantize": _graph("DEQUANTIZE", out_dtype="float32", out_q=None),
+    "quantize float -> int16": _graph("QUANTIZE", in_q=None, in_dtype="float32", out_dtype="int16"),
+    "dequantize int16": _graph("DEQUANTIZE", in_dtype="int16", out_dtype="float32", out_q=None),
     "leaky relu": _graph("LEAKY_RELU", out_q=(0.05, 3), attrs={"alpha": 0.1}),
     "tanh": _graph("TANH", out_q=(1 / 128, 0)),
 }

@@ -21,6 +21,7 @@ from tinycompile.ops import OPS, Operator, load_all
 OPS_DIR = ROOT / "tinycompile" / "ops"
 SHARED = {"__init__", "base", "common", "conv_common", "broadcast", "tables", "lowering"}
 SHARED |= {"datamove"}  # the data-movement operators' copy loops (tc_copy_s8)
+SHARED |= {"s16"}  # what the 16x8 (int16 activation) operators share
 
 
 def _kinds_in_models() -> dict[str, list[str]]:

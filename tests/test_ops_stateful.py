@@ -18,6 +18,7 @@ from tinycompile.build import HOST_CFLAGS, host_cc
 from tinycompile.errors import CompileError
 from tinycompile.fit import check_fit
 from tinycompile.frontend.tflite import read_tflite
+from tinycompile.ir import problems
 from tinycompile.report import plan_dict, plan_table
 from tinycompile.run.inputs import make_inputs
 from tinycompile.run.reference import run_tflm
@@ -192,19 +193,19 @@ def test_variable_tensors_are_never_graph_io_or_op_outputs() -> None:
 
 
 def test_int16_activations_still_refused_outside_state() -> None:
-    """int16 between ordinary ops is still 16x8 quantization, refused."""
+    """int16 between ordinary ops is 16x8 quantization, refused for an op with no int16 path."""
     tensors = [
         T("x", (1, 8), quant=Q_IN),
         T("h", (1, 8), "int16", quant=(0.001, 0)),
         T("y", (1, 8), quant=Q_IN),
     ]
     g = _graph(tensors, [Node("RELU", [0], [1]), Node("RELU", [1], [2])], [2])
-    assert "int16 activations (tensor 1, 16x8 quantization) are not supported" in _refusal(g)
+    assert "op #0 RELU: int16 activations are not supported for RELU (16x8)" in _refusal(g)
 
 
 def test_quantize_int16_pairs_and_refusals() -> None:
-    """int8 <-> int16 and int16 -> int16 are planned (int16 only between QUANTIZE ops); other
-    int16 pairs and int16 graph inputs are refused."""
+    """int8 <-> int16 and int16 -> int16 are planned, int16 graph outputs too (16x8); other
+    pairs and int32 graph inputs are refused."""
     for m in ("quantize_s8_s16_s8", "quantize_s16_clamp"):
         kinds = [(g.t(op.inputs[0]).dtype, g.t(op.outputs[0]).dtype) for g in [api.plan(
             MODELS / "ops" / f"{m}.tflite").graph] for op in g.ops]  # fmt: skip
@@ -216,4 +217,6 @@ def test_quantize_int16_pairs_and_refusals() -> None:
                 Node("QUANTIZE", [2], [3])], [3])  # fmt: skip
     assert "op #0 QUANTIZE: int32 output tensor 1 is not supported (int8 only)" in _refusal(g)
     g = _graph([x, T("y", (1, 8), "int16", quant=(0.001, 0))], [Node("QUANTIZE", [0], [1])], [1])
-    assert "graph input/output tensor 1 is int16" in _refusal(g)
+    assert api.plan(g).graph.t(1).dtype == "int16"  # an int16 output: a 16x8 interface
+    g = _graph([T("w", (1, 8), "int32", quant=(0.001, 0)), x], [Node("QUANTIZE", [0], [1])], [1])
+    assert "graph input/output tensor 0 is int32" in " ".join(str(e) for e in problems(g))

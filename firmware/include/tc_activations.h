@@ -49,6 +49,11 @@ typedef struct {
 /* out[i] = clamp(round_half_away(in[i] / scale) + zero_point), division in float32. */
 void tc_quantize_f32_s8(const tc_quantize_params_t *p, const float *in, int8_t *out);
 
+/* 16x8 interface: float32 -> int16 as tc_quantize_f32_s8 with the int16 range; int16 ->
+ * float32 as scale * (q - zero_point) in float32 (TFLM's result; not in place). */
+void tc_quantize_f32_s16(const tc_quantize_params_t *p, const float *in, int16_t *out);
+void tc_dequantize_s16_f32(const tc_quantize_params_t *p, const int16_t *in, float *out);
+
 typedef struct {
     uint32_t rows;          /* product of all dimensions but the last */
     uint32_t depth;         /* last dimension: softmax runs over it */

@@ -16,6 +16,8 @@
 
 /* SUB takes ADD's parameters (TFLM's CalculateOpDataSub computes the same ones). */
 void tc_sub_s8(const tc_add_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out);
+/* 16x8 SUB: the same on int16 elements, left_shift 15. */
+void tc_sub_s16(const tc_add_params_t *p, const int16_t *in1, const int16_t *in2, int16_t *out);
 
 /* MAXIMUM, MINIMUM: the raw int8 values compared, no requantization (as TFLM). */
 typedef struct {

@@ -67,4 +67,27 @@ typedef struct {
 
 void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 
+/* 16x8 CONV_2D and DEPTHWISE_CONV_2D (TFLM's int16 ConvPerChannel / DepthwiseConvPerChannel):
+ * int16 activations (zero point 0), int8 per-channel weights in TFLite's layout (conv
+ * [out_c][k_h][k_w][in_c / groups], depthwise [k_h][k_w][out_c]), int64 bias; int64
+ * accumulation over the taps inside the image, tc_requant64 (one rounding), clamp. */
+typedef struct {
+    int32_t batches;
+    int32_t in_h, in_w, in_c;
+    int32_t out_h, out_w, out_c;
+    int32_t k_h, k_w;
+    int32_t stride_h, stride_w;
+    int32_t dil_h, dil_w;
+    int32_t pad_h, pad_w;
+    int32_t groups;             /* CONV_2D: in_c / filter depth */
+    int32_t depth_mult;         /* DEPTHWISE_CONV_2D: out_c / in_c */
+    int32_t act_min, act_max;
+    const int8_t *weights;
+    const int64_t *bias;        /* [out_c] */
+    const int32_t *rm;          /* [out_c] reduced Q15 multipliers (tc_requant64) */
+    const int32_t *ts;          /* [out_c] total right shifts */
+} tc_conv_s16_params_t;
+
+void tc_conv_s16(const tc_conv_s16_params_t *p, const int16_t *in, int16_t *out);
+
 #endif /* TC_CONV2D_H */

@@ -24,4 +24,7 @@
 
 void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 
+/* 16x8 (tc_conv_s16_params_t, tc_conv2d.h): int16 activations, weights [k_h][k_w][out_c]. */
+void tc_dwconv_s16(const tc_conv_s16_params_t *p, const int16_t *in, int16_t *out);
+
 #endif /* TC_DEPTHWISE_H */

@@ -26,7 +26,7 @@ typedef struct {
     const int32_t *stride2;  /* rank element strides of the second input (0: broadcast) */
     int32_t in1_offset;      /* -zero_point of input 1 */
     int32_t in2_offset;      /* -zero_point of input 2 */
-    int32_t left_shift;      /* 20 for int8 */
+    int32_t left_shift;      /* 20 for int8, 15 for int16 */
     int32_t in1_multiplier;
     int32_t in1_shift;       /* <= 0 */
     int32_t in2_multiplier;
@@ -55,5 +55,10 @@ typedef struct {
 
 void tc_add_s8(const tc_add_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out);
 void tc_mul_s8(const tc_mul_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out);
+
+/* 16x8 (int16, zero points 0): the same arithmetic on int16 elements; ADD with left_shift 15
+ * (TFLM's general-scale int16 path), clamps in the int16 range. */
+void tc_add_s16(const tc_add_params_t *p, const int16_t *in1, const int16_t *in2, int16_t *out);
+void tc_mul_s16(const tc_mul_params_t *p, const int16_t *in1, const int16_t *in2, int16_t *out);
 
 #endif /* TC_ELEMENTWISE_H */

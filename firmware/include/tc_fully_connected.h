@@ -26,4 +26,18 @@ typedef struct {
 
 void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out);
 
+/* 16x8: int16 input and output (zero point 0), int8 weights, int64 bias; TFLM's int16
+ * FullyConnected(PerChannel): int64 accumulator, tc_requant64 (one rounding), clamp. */
+typedef struct {
+    int32_t batches, depth, out_c;
+    int32_t act_min, act_max;
+    int32_t per_channel;        /* 1: rm/ts hold out_c entries, 0: one entry */
+    const int32_t *rm;          /* reduced Q15 multipliers (tc_requant64) */
+    const int32_t *ts;          /* total right shifts */
+    const int8_t *weights;      /* [out_c][depth] */
+    const int64_t *bias;        /* [out_c] (zeros when the model has none) */
+} tc_fc_s16_params_t;
+
+void tc_fc_s16(const tc_fc_s16_params_t *p, const int16_t *in, int16_t *out);
+
 #endif /* TC_FULLY_CONNECTED_H */

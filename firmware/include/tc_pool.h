@@ -22,5 +22,8 @@ typedef struct {
 
 void tc_avgpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out);
 void tc_maxpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out);
+/* 16x8: int16 activations (max pooling starts from -32768). */
+void tc_avgpool_s16(const tc_pool_params_t *p, const int16_t *in, int16_t *out);
+void tc_maxpool_s16(const tc_pool_params_t *p, const int16_t *in, int16_t *out);
 
 #endif /* TC_POOL_H */

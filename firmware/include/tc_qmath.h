@@ -60,6 +60,15 @@ TC_INLINE int32_t tc_requant(int32_t x, int32_t multiplier, int32_t shift)
     }
 }
 
+/* TFLM's MultiplyByQuantizedMultiplier(int64_t x, m, shift), the 16x8 operators'
+ * requantization: the compiler reduces the Q31 multiplier to Q15,
+ * rm = m < 0x7FFF0000 ? (m + 2^15) >> 16 : 0x7FFF, and passes ts = 15 - shift (8..46); then
+ * (x * rm + 2^(ts - 1)) >> ts, truncated to int32 as TFLM does. One 64-bit multiply. */
+TC_INLINE int32_t tc_requant64(int64_t x, int32_t rm, int32_t ts)
+{
+    return (int32_t)((x * rm + ((int64_t)1 << (ts - 1))) >> ts);
+}
+
 TC_INLINE int32_t tc_clamp(int32_t x, int32_t lo, int32_t hi)
 {
     return x < lo ? lo : (x > hi ? hi : x);

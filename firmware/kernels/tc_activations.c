@@ -92,6 +92,39 @@ void tc_quantize_f32_s8(const tc_quantize_params_t *p, const float *in, int8_t *
     }
 }
 
+/* 16x8 interface: float32 -> int16 as above with the int16 range (|q| capped at 65536, beyond
+ * which the clamp decides anyway; NaN gives -32768 as TFLM on x86), and int16 -> float32 as
+ * scale * (q - zero_point) in float32: v is exact in float, so this single rounding of the exact
+ * product equals TFLM's float(double(scale) * v). */
+void tc_quantize_f32_s16(const tc_quantize_params_t *p, const float *in, int16_t *out)
+{
+    float scale;
+    uint32_t i;
+    memcpy(&scale, &p->scale_bits, sizeof scale);
+    for (i = 0; i < p->size; i++) { /* one read before each narrower write: safe in place */
+        float q = in[i] / scale;
+        int32_t r;
+        if (q >= 65536.0f) {
+            r = 65536;
+        } else if (q > -65536.0f) {
+            r = tc_round_half_away(q);
+        } else {
+            r = -65536;
+        }
+        out[i] = (int16_t)tc_clamp(r + p->zero_point, -32768, 32767);
+    }
+}
+
+void tc_dequantize_s16_f32(const tc_quantize_params_t *p, const int16_t *in, float *out)
+{
+    float scale;
+    uint32_t i;
+    memcpy(&scale, &p->scale_bits, sizeof scale);
+    for (i = 0; i < p->size; i++) {
+        out[i] = scale * (float)((int32_t)in[i] - p->zero_point);
+    }
+}
+
 /* ------------------------------------------------------------------ softmax */
 
 static int32_t tc_wadd(int32_t a, int32_t b)

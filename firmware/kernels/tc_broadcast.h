@@ -62,4 +62,48 @@ static inline void tc_bcast_walk(int32_t size, int32_t rank, const int32_t *dims
     }
 }
 
+/* The same walk over int16 elements (16x8 ADD, SUB, MUL); offsets and strides in elements. */
+typedef void (*tc_bcast_row16_fn)(const void *p, int32_t n, const int16_t *x, int32_t sx,
+                                  const int16_t *y, int32_t sy, int16_t *out);
+
+static inline void tc_bcast_walk_s16(int32_t size, int32_t rank, const int32_t *dims,
+                                     const int32_t *s1, const int32_t *s2, const int16_t *x,
+                                     const int16_t *y, int16_t *out, tc_bcast_row16_fn row,
+                                     const void *p)
+{
+    int32_t idx[TC_BCAST_MAX_DIMS];
+    int32_t off1 = 0, off2 = 0, inner, rows, r;
+    int d;
+
+    if (size <= 0) {
+        return;
+    }
+    if (rank <= 0) {
+        row(p, size, x, 1, y, 1, out);
+        return;
+    }
+    inner = dims[rank - 1];
+    if (inner <= 0) {
+        return;
+    }
+    rows = size / inner;
+    for (d = 0; d < rank; ++d) {
+        idx[d] = 0;
+    }
+    for (r = 0; r < rows; ++r) {
+        row(p, inner, x + off1, s1[rank - 1], y + off2, s2[rank - 1], out);
+        out += inner;
+        for (d = rank - 2; d >= 0; --d) {
+            off1 += s1[d];
+            off2 += s2[d];
+            if (++idx[d] < dims[d]) {
+                break;
+            }
+            off1 -= s1[d] * dims[d];
+            off2 -= s2[d] * dims[d];
+            idx[d] = 0;
+        }
+    }
+}
+
 #endif /* TC_BROADCAST_H */

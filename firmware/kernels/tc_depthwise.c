@@ -267,3 +267,38 @@ void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         }
     }
 }
+
+/* 16x8 (tc_dwconv_s16): TFLM's int16 DepthwiseConvPerChannel, int64 accumulation over the taps
+ * inside the image, weights in TFLite's [k_h][k_w][out_c] layout. */
+void tc_dwconv_s16(const tc_conv_s16_params_t *p, const int16_t *in, int16_t *out)
+{
+    const int32_t C = p->in_c, OC = p->out_c, dm = p->depth_mult;
+    int32_t b, oy, ox, ic, m, ky, kx;
+    for (b = 0; b < p->batches; b++) {
+        const int16_t *img = in + b * p->in_h * p->in_w * C;
+        for (oy = 0; oy < p->out_h; oy++) {
+            const int32_t y0 = oy * p->stride_h - p->pad_h;
+            int32_t ky0, ky1;
+            tc_tap_range(y0, p->dil_h, p->k_h, p->in_h, &ky0, &ky1);
+            for (ox = 0; ox < p->out_w; ox++) {
+                const int32_t x0 = ox * p->stride_w - p->pad_w;
+                int32_t kx0, kx1;
+                tc_tap_range(x0, p->dil_w, p->k_w, p->in_w, &kx0, &kx1);
+                for (ic = 0; ic < C; ic++) {
+                    for (m = 0; m < dm; m++) {
+                        const int32_t oc = ic * dm + m;
+                        int64_t acc = p->bias[oc];
+                        for (ky = ky0; ky < ky1; ky++) {
+                            const int16_t *row = img + (y0 + ky * p->dil_h) * p->in_w * C + ic;
+                            const int8_t *w = p->weights + ky * p->k_w * OC + oc;
+                            for (kx = kx0; kx < kx1; kx++) {
+                                acc += (int32_t)row[(x0 + kx * p->dil_w) * C] * w[kx * OC];
+                            }
+                        }
+                        *out++ = tc_out_s16(acc, p->rm[oc], p->ts[oc], p->act_min, p->act_max);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -4,7 +4,8 @@
  * Match TensorFlow Lite Micro's reference kernels (add.cc with reference/integer_ops/add.h,
  * mul.cc with reference/integer_ops/mul.h, elementwise and broadcast), requantizing with
  * tc_requant (tc_qmath.h). ADD and MUL share most of their code, so they stay one family file; the
- * broadcast loop walker is tc_broadcast.h's. No fast paths.
+ * broadcast loop walker is tc_broadcast.h's. No fast paths. tc_add_s16 / tc_mul_s16: the same
+ * arithmetic on int16 elements (16x8).
  */
 #include "tc_elementwise.h"
 
@@ -15,7 +16,7 @@
 
 TC_INLINE int32_t tc_add_scale(int32_t v, int32_t left_shift, int32_t m, int32_t s)
 {
-    /* v is within [-255, 255]: the product stays far from overflow for left_shift 20. */
+    /* v is within [-255, 255] (int8, left_shift 20) or [-65535, 65535] (int16, 15): no overflow */
     return tc_requant(v * ((int32_t)1 << left_shift), m, s);
 }
 
@@ -84,4 +85,50 @@ void tc_mul_s8(const tc_mul_params_t *p, const int8_t *in1, const int8_t *in2, i
 {
     tc_bcast_walk(p->size, p->rank, p->dims, p->stride1, p->stride2, in1, in2, out, tc_mul_row,
                     p);
+}
+
+/* ------------------------------------------------------------------ 16x8: ADD and MUL */
+
+/* ADD on int16 (TFLM's AddElementwise with left_shift 15): |v| <= 65535, so v << 15 fits. */
+static void tc_add_row16(const void *vp, int32_t n, const int16_t *x, int32_t sx,
+                         const int16_t *y, int32_t sy, int16_t *out)
+{
+    const tc_add_params_t *p = (const tc_add_params_t *)vp;
+    int32_t i;
+
+    for (i = 0; i < n; ++i) {
+        int32_t a = tc_add_scale(p->in1_offset + x[i * sx], p->left_shift, p->in1_multiplier,
+                                 p->in1_shift);
+        int32_t b = tc_add_scale(p->in2_offset + y[i * sy], p->left_shift, p->in2_multiplier,
+                                 p->in2_shift);
+        int32_t raw = tc_requant(a + b, p->out_multiplier, p->out_shift) + p->out_offset;
+        out[i] = (int16_t)tc_clamp(raw, p->act_min, p->act_max);
+    }
+}
+
+void tc_add_s16(const tc_add_params_t *p, const int16_t *in1, const int16_t *in2, int16_t *out)
+{
+    tc_bcast_walk_s16(p->size, p->rank, p->dims, p->stride1, p->stride2, in1, in2, out,
+                      tc_add_row16, p);
+}
+
+/* MUL on int16: the product of two int16 values fits int32. */
+static void tc_mul_row16(const void *vp, int32_t n, const int16_t *x, int32_t sx,
+                         const int16_t *y, int32_t sy, int16_t *out)
+{
+    const tc_mul_params_t *p = (const tc_mul_params_t *)vp;
+    int32_t i;
+
+    for (i = 0; i < n; ++i) {
+        int32_t a = p->in1_offset + x[i * sx];
+        int32_t b = p->in2_offset + y[i * sy];
+        int32_t raw = tc_requant(a * b, p->out_multiplier, p->out_shift) + p->out_offset;
+        out[i] = (int16_t)tc_clamp(raw, p->act_min, p->act_max);
+    }
+}
+
+void tc_mul_s16(const tc_mul_params_t *p, const int16_t *in1, const int16_t *in2, int16_t *out)
+{
+    tc_bcast_walk_s16(p->size, p->rank, p->dims, p->stride1, p->stride2, in1, in2, out,
+                      tc_mul_row16, p);
 }

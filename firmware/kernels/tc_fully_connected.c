@@ -9,6 +9,9 @@
  *
  * Fast path: the dot products (tc_kernel_util.h) have a DSP variant (SXTB16 + SMLAD, Cortex-M4
  * and M7; same int32 sums, identical results), shared with CONV_2D.
+ *
+ * tc_fc_s16 (16x8): TFLM's int16 FullyConnected, int64 accumulator (tc_dot_s16_s8) plus the
+ * int64 bias, tc_requant64, clamp.
  */
 #include <stdint.h>
 
@@ -60,6 +63,20 @@ void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
         if (oc < OC) {
             o[oc] = tc_out_s8(tc_dot_s8(x, p->weights + oc * D, D, p->bias_eff[oc]),
                               p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
+        }
+    }
+}
+
+void tc_fc_s16(const tc_fc_s16_params_t *p, const int16_t *in, int16_t *out)
+{
+    const int32_t D = p->depth, OC = p->out_c, qs = p->per_channel ? 1 : 0;
+    int32_t b, oc;
+    for (b = 0; b < p->batches; b++) {
+        const int16_t *x = in + b * D;
+        for (oc = 0; oc < OC; oc++) {
+            const int64_t acc = tc_dot_s16_s8(x, p->weights + oc * D, D, 1) + p->bias[oc];
+            out[b * OC + oc] =
+                tc_out_s16(acc, p->rm[oc * qs], p->ts[oc * qs], p->act_min, p->act_max);
         }
     }
 }

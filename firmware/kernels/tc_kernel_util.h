@@ -27,6 +27,34 @@
 #define TC_DSP 0
 #endif
 
+/* ------------------------------------------------------------------ 16x8 dot product */
+
+/* sum(x[i] * w[i * stride]) of int16 activations and int8 weights, exactly, as TFLM's int64
+ * accumulator: each product is below 2^22 in magnitude, so blocks of 256 sum in int32 without
+ * overflow and only the block sums are added in 64 bits (cheap on cores without 64-bit adds). */
+TC_INLINE int64_t tc_dot_s16_s8(const int16_t *x, const int8_t *w, int32_t n, int32_t stride)
+{
+    int64_t acc = 0;
+    while (n > 0) {
+        const int32_t m = n < 256 ? n : 256;
+        int32_t part = 0, i;
+        for (i = 0; i < m; i++) {
+            part += (int32_t)x[i] * w[i * stride];
+        }
+        acc += part;
+        x += m;
+        w += m * stride;
+        n -= m;
+    }
+    return acc;
+}
+
+/* One int16 output of a 16x8 op: 64-bit requantization, clamp (zero points are 0). */
+TC_INLINE int16_t tc_out_s16(int64_t acc, int32_t rm, int32_t ts, int32_t lo, int32_t hi)
+{
+    return (int16_t)tc_clamp(tc_requant64(acc, rm, ts), lo, hi);
+}
+
 /* ------------------------------------------------------------------ DSP building blocks */
 
 #if TC_DSP

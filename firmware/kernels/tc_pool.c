@@ -2,7 +2,8 @@
  * from TFLM's reference semantics (reference_integer_ops::AveragePool / MaxPool); the loops are
  * our own: the clipped window is computed once per output position and channels are processed
  * four at a time. The two operators share that window clipping and loop structure, so they stay
- * one family file. No fast paths. */
+ * one family file. No fast paths. tc_avgpool_s16 / tc_maxpool_s16 (16x8): the same arithmetic
+ * on int16 (TFLM's int16 AveragePool / MaxPool: int32 sum, max from -32768), channel by channel. */
 #include <stdint.h>
 
 #include "tc_pool.h"
@@ -159,6 +160,74 @@ void tc_maxpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
                         }
                         *out++ = (int8_t)tc_clamp(m, p->act_min, p->act_max);
                     }
+                }
+            }
+        }
+    }
+}
+
+void tc_avgpool_s16(const tc_pool_params_t *p, const int16_t *in, int16_t *out)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->channels;
+    int32_t n, oy, ox, c, y, x;
+    for (n = 0; n < p->batches; n++) {
+        const int16_t *img = in + n * H * W * C;
+        for (oy = 0; oy < p->out_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_h;
+            int32_t fy0, fy1;
+            tc_pool_range(iy0, p->f_h, H, &fy0, &fy1);
+            for (ox = 0; ox < p->out_w; ox++) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_w;
+                int32_t fx0, fx1, count, sh;
+                const int16_t *org;
+                tc_pool_range(ix0, p->f_w, W, &fx0, &fx1);
+                count = (fy1 - fy0) * (fx1 - fx0);
+                sh = tc_pow2_shift(count);
+                org = img + ((iy0 + fy0) * W + ix0 + fx0) * C;
+                for (c = 0; c < C; c++) {
+                    int32_t s = 0;
+                    for (y = 0; y < fy1 - fy0; y++) {
+                        const int16_t *xp = org + y * W * C + c;
+                        for (x = 0; x < fx1 - fx0; x++) {
+                            s += *xp;
+                            xp += C;
+                        }
+                    }
+                    /* count >= 1: the compiler rejects windows entirely in the padding */
+                    *out++ = (int16_t)tc_clamp(count ? tc_avg_round(s, count, sh) : 0, p->act_min,
+                                               p->act_max);
+                }
+            }
+        }
+    }
+}
+
+void tc_maxpool_s16(const tc_pool_params_t *p, const int16_t *in, int16_t *out)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->channels;
+    int32_t n, oy, ox, c, y, x;
+    for (n = 0; n < p->batches; n++) {
+        const int16_t *img = in + n * H * W * C;
+        for (oy = 0; oy < p->out_h; oy++) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_h;
+            int32_t fy0, fy1;
+            tc_pool_range(iy0, p->f_h, H, &fy0, &fy1);
+            for (ox = 0; ox < p->out_w; ox++) {
+                const int32_t ix0 = ox * p->stride_w - p->pad_w;
+                int32_t fx0, fx1;
+                const int16_t *org;
+                tc_pool_range(ix0, p->f_w, W, &fx0, &fx1);
+                org = img + ((iy0 + fy0) * W + ix0 + fx0) * C;
+                for (c = 0; c < C; c++) {
+                    int32_t m = -32768;
+                    for (y = 0; y < fy1 - fy0; y++) {
+                        const int16_t *xp = org + y * W * C + c;
+                        for (x = 0; x < fx1 - fx0; x++) {
+                            m = tc_max32(m, *xp);
+                            xp += C;
+                        }
+                    }
+                    *out++ = (int16_t)tc_clamp(m, p->act_min, p->act_max);
                 }
             }
         }

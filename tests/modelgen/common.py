@@ -53,6 +53,29 @@ def to_int8_tflite(
     return conv.convert()
 
 
+def to_16x8_tflite(
+    fn, rep_data: Callable[[], Iterable[list[np.ndarray]]], *, float_io: bool = False
+) -> bytes:
+    """Convert a tf.function to a 16x8 TFLite model (TFLite's
+    EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8): int16 activations (zero
+    point 0), int8 weights, int64 biases; int16 input and output unless ``float_io``."""
+    import tensorflow as tf
+
+    cf = fn.get_concrete_function() if hasattr(fn, "get_concrete_function") else fn
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([cf], fn)
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    conv.representative_dataset = lambda: (
+        [np.asarray(x, np.float32) for x in s] for s in rep_data()
+    )
+    conv.target_spec.supported_ops = [
+        tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8
+    ]
+    if not float_io:
+        conv.inference_input_type = tf.int16
+        conv.inference_output_type = tf.int16
+    return conv.convert()
+
+
 def random_rep(shapes: list[tuple[int, ...]], n: int = 32, seed: int = 0, scale: float = 1.0):
     """A representative dataset of normal noise, one batch-1 sample per step."""
 

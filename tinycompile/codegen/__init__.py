@@ -39,6 +39,13 @@ def c_int(v: int) -> str:
     return str(v)
 
 
+def c_int64(v: int) -> str:
+    v = int(v)
+    if v == -(2**63):
+        return "(-9223372036854775807LL - 1)"
+    return f"{v}LL"
+
+
 def c_float(v: float) -> str:
     f = float(np.float32(v))
     if not np.isfinite(f):
@@ -64,6 +71,8 @@ def render_values(a: ConstArray, per_line: int = 24) -> str:
         items = [c_float(x) for x in vals.tolist()]
     elif a.ctype == "int32_t":
         items = [c_int(x) for x in vals.tolist()]
+    elif a.ctype == "int64_t":
+        items = [c_int64(x) for x in vals.tolist()]
     else:
         items = [str(x) for x in vals.tolist()]
     lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]

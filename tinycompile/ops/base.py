@@ -99,6 +99,7 @@ class Operator:
     alias: ClassVar[bool] = False  # output is input 0's bytes reinterpreted (reshape, squeeze)
     elementwise: ClassVar[bool] = False  # may overwrite input 0 element by element (same size)
     checks_types: ClassVar[bool] = False  # refuses float/int16 activations itself, with a reason
+    int16: ClassVar[bool] = False  # handles int16 activations (16x8); else refused before prepare
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         """Typed attributes from the file's raw options (TFLite builtin options fields)."""
@@ -127,6 +128,18 @@ def register(cls: type[Operator]) -> type[Operator]:
 def fail(op: Op, reason: str) -> CompileError:
     """Build the error for an op the compiler cannot handle."""
     return CompileError(reason, op_index=op.index, op_kind=op.kind)
+
+
+def check_int16(op: Op, g: Graph, unit: Operator) -> None:
+    """Refuse int16 activations (16x8 quantization) for a unit that does not handle them.
+    Constants and variable tensors (state) are the unit's own business, and so is every
+    activation type of a unit that ``checks_types`` (it refuses with its own reason)."""
+    if unit.int16 or unit.checks_types:
+        return
+    for tid in [*op.inputs, *op.outputs]:
+        t = g.t(tid) if tid >= 0 else None
+        if t is not None and t.dtype == "int16" and not t.is_const and not t.variable:
+            raise fail(op, f"int16 activations are not supported for {op.kind} (16x8)")
 
 
 def load_all() -> dict[str, Operator]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Graph, Op
+from . import s16
 from .base import LowerCtx, fail
 from .common import activation_range, inp, out, require_int8
 
@@ -53,10 +54,14 @@ def broadcast_loops(
 
 
 def check_binary(op: Op, g: Graph) -> tuple[int, int]:
-    """Two int8 inputs broadcasting to the int8 output; returns the clamp range."""
+    """Two int8 inputs broadcasting to the int8 output (or all three int16 with zero point 0:
+    16x8, for the units that handle it); returns the clamp range."""
     if len(op.inputs) != 2 or len(op.outputs) != 1 or -1 in op.inputs:
         raise fail(op, f"expects 2 inputs and 1 output, has {len(op.inputs)}/{len(op.outputs)}")
-    require_int8(op, g, [op.inputs[0], op.inputs[1], op.outputs[0]])
+    if s16.is_int16(op, g):
+        s16.require_int16(op, g, [op.inputs[0], op.inputs[1], op.outputs[0]])
+    else:
+        require_int8(op, g, [op.inputs[0], op.inputs[1], op.outputs[0]])
     a, b, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
     if max(len(a.shape), len(b.shape), len(o.shape)) > MAX_RANK:
         raise fail(op, f"rank above {MAX_RANK} is not supported")

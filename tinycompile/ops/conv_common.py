@@ -28,6 +28,7 @@ import numpy as np
 
 from ..ir import Graph, Op, Tensor
 from ..quant.qmath import quantize_multiplier
+from . import s16
 from .base import LowerCtx, fail
 from .common import activation_range, inp, out, require_int8, window_options
 
@@ -143,15 +144,20 @@ def window(op: Op, g: Graph, kh: int, kw: int) -> Window:
     return Window(n, h, wd, c, oh, ow, o.shape[3], kh, kw, sh, sw, dh, dw, ph, pw, border)
 
 
-def check_io(op: Op, g: Graph) -> None:
-    """One output; input, weights and an optional bias; int8 activations."""
+def check_io(op: Op, g: Graph) -> bool:
+    """One output; input, weights and an optional bias; int8 activations, or int16 ones (16x8:
+    returns True)."""
     if len(op.outputs) != 1:
         raise fail(op, f"expects 1 output, has {len(op.outputs)}")
     if len(op.inputs) < 2 or len(op.inputs) > 3:
         raise fail(op, f"expects 2 or 3 inputs, has {len(op.inputs)}")
     if op.inputs[0] < 0 or op.inputs[1] < 0:
         raise fail(op, "input and weights are required")
+    if s16.is_int16(op, g):
+        s16.require_int16(op, g, [op.inputs[0], op.outputs[0]])
+        return True
     require_int8(op, g, [op.inputs[0], op.outputs[0]])
+    return False
 
 
 def weights(op: Op, g: Graph, out_c: int) -> Tensor:

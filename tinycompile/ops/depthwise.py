@@ -11,6 +11,10 @@ size, dilation), the op can write its output over its input through a ring tempo
 
 TFLM itself crashes on a DEPTHWISE_CONV_2D without bias; such models are accepted and tested
 against a zero-bias twin.
+
+16x8 (int16 activations, int64 bias): TFLM's int16 DepthwiseConvPerChannel through
+``tc_dwconv_s16`` (int64 accumulation, ``s16``'s 64-bit requantization), weights in TFLite's
+layout; not in place.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..ir import Graph, Op
+from . import s16
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, io_call, out
 from .conv_common import (
@@ -51,12 +56,13 @@ def weight_blocks(w: np.ndarray) -> np.ndarray:
 class Depthwise(Prepared):
     geo: Window
     depth_mult: int
-    rq: Requant
+    rq: Requant | s16.Requant64
 
 
 @register
 class DepthwiseOp(Operator):
     kinds = ("DEPTHWISE_CONV_2D",)
+    int16 = True
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         a = conv_options(options, "DepthwiseConv2DOptions")
@@ -64,7 +70,7 @@ class DepthwiseOp(Operator):
         return a
 
     def prepare(self, op: Op, g: Graph) -> Depthwise:
-        check_io(op, g)
+        wide = check_io(op, g)
         w = inp(op, g, 1)
         if len(w.shape) != 4 or w.shape[0] != 1:
             raise fail(op, f"weights must be [1, k_h, k_w, out_c], got {list(w.shape)}")
@@ -78,6 +84,11 @@ class DepthwiseOp(Operator):
             )
         weights(op, g, oc)
         x, o = inp(op, g, 0), out(op, g)
+        if wide:  # 16x8: plain loops in TFLite's weight layout, not in place
+            s16.require_bias(op, g)
+            rq16 = s16.requant(op, g, oc, *channel_multipliers(x.quant.s, w, o.quant.s, oc))
+            macs = int(np.prod(o.shape, dtype=np.int64)) * kh * kw
+            return Depthwise(macs=macs, geo=geo, depth_mult=oc // c, rq=rq16)
         wsum = np.asarray(w.data, np.int64).reshape(-1, oc).sum(axis=0)
         rq = requant(op, g, oc, wsum, *channel_multipliers(x.quant.s, w, o.quant.s, oc))
         in_place = geo.stride1 and oc == c and geo.same_size and not x.is_const
@@ -90,6 +101,13 @@ class DepthwiseOp(Operator):
         )
 
     def lower(self, op: Op, g: Graph, d: Depthwise, ctx: LowerCtx, choice: Choice) -> str:
+        if isinstance(d.rq, s16.Requant64):
+            w = ctx.ptr(op.inputs[1])
+            fields = s16.conv_fields(
+                ctx, d.geo.fields(), d.rq, w, groups=1, depth_mult=d.depth_mult
+            )
+            return io_call("tc_dwconv_s16", op, ctx, ctx.params("tc_conv_s16_params_t", fields))
+        assert isinstance(d.rq, Requant)
         # the kernel reads the re-laid-out weights only: the model's layout never reaches flash
         blocks = ctx.array("weights", "int8_t", weight_blocks(np.asarray(inp(op, g, 1).data)))
         fields = requant_fields(op, ctx, d.geo, d.rq, blocks)

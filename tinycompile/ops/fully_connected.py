@@ -7,6 +7,11 @@ installed TFLM agrees with the double product on inputs where the two differ
 (``test_fc_multiplier_rule`` finds such inputs). The input zero point is folded into the bias
 (``conv_common``). weights_format 0 only (shuffled weights are not supported), as TFLM's int8
 kernel. Kernel: ``tc_fc_s8`` (firmware/kernels/tc_fully_connected.c).
+
+16x8 (int16 input and output, zero point 0, int8 weights, int64 bias or none): TFLM's
+int16 ``FullyConnected`` (reference/integer_ops/fully_connected.h), an int64 accumulator and the
+64-bit requantization of ``s16`` (per channel or per tensor, multipliers as above); kernel
+``tc_fc_s16``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import numpy as np
 
 from ..ir import Graph, Op
 from ..quant.qmath import quantize_multiplier
+from . import s16
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import fused_activation, inp, io_call, out
 from .conv_common import Requant, channel_multipliers, check_io, requant, weights
@@ -38,12 +44,13 @@ class FullyConnected(Prepared):
     batches: int
     depth: int
     out_c: int
-    rq: Requant
+    rq: Requant | s16.Requant64
 
 
 @register
 class FullyConnectedOp(Operator):
     kinds = ("FULLY_CONNECTED",)
+    int16 = True
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         return {
@@ -53,7 +60,7 @@ class FullyConnectedOp(Operator):
         }
 
     def prepare(self, op: Op, g: Graph) -> FullyConnected:
-        check_io(op, g)
+        wide = check_io(op, g)
         if op.attrs.get("weights_format", 0) != 0:
             raise fail(op, f"weights format {op.attrs.get('weights_format')} is not supported")
         x, w, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
@@ -70,11 +77,34 @@ class FullyConnectedOp(Operator):
         if op.attrs.get("keep_num_dims") and tuple(o.shape[:-1]) != tuple(x.shape[:-1]):
             raise fail(op, f"keep_num_dims output {list(o.shape)} does not match input {x.shape}")
         weights(op, g, oc)
+        if wide:
+            rq16 = s16.requant(op, g, oc, *multipliers(op, g))
+            return FullyConnected(
+                macs=o.size * depth, batches=batches, depth=depth, out_c=oc, rq=rq16
+            )
         wsum = np.asarray(w.data, np.int64).sum(axis=1)
         rq = requant(op, g, oc, wsum, *multipliers(op, g))
         return FullyConnected(macs=o.size * depth, batches=batches, depth=depth, out_c=oc, rq=rq)
 
     def lower(self, op: Op, g: Graph, d: FullyConnected, ctx: LowerCtx, choice: Choice) -> str:
+        if isinstance(d.rq, s16.Requant64):
+            p = ctx.params(
+                "tc_fc_s16_params_t",
+                {
+                    "batches": d.batches,
+                    "depth": d.depth,
+                    "out_c": d.out_c,
+                    "act_min": d.rq.act_min,
+                    "act_max": d.rq.act_max,
+                    "per_channel": int(d.rq.rm.size > 1),
+                    "rm": ctx.array("rm", "int32_t", d.rq.rm),
+                    "ts": ctx.array("ts", "int32_t", d.rq.ts),
+                    "weights": ctx.ptr(op.inputs[1]),
+                    "bias": ctx.array("bias64", "int64_t", d.rq.bias),
+                },
+            )
+            return io_call("tc_fc_s16", op, ctx, p)
+        assert isinstance(d.rq, Requant)
         fields = {
             "batches": d.batches,
             "depth": d.depth,

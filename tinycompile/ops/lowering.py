@@ -24,6 +24,7 @@ from .base import (
     Choice,
     Operator,
     Prepared,
+    check_int16,
     decode,
     decode_op,
     fail,
@@ -40,6 +41,7 @@ CTYPE_NP = {
     "uint16_t": np.uint16,
     "int32_t": np.int32,
     "uint32_t": np.uint32,
+    "int64_t": np.int64,
     "float": np.float32,
 }
 
@@ -190,6 +192,7 @@ def prepare_graph(g: Graph) -> list[PreparedOp]:
             continue
         unit = unit_of(op)
         try:
+            check_int16(op, g, unit)
             out.append(PreparedOp(op, unit, unit.prepare(op, g)))
         except (CompileError, *_BAD_VALUES) as e:
             raise _named(op, e) from None
@@ -236,6 +239,7 @@ def _op_problems(g: Graph, bad: set[int]) -> list[CompileError]:
         if op.index in bad or all(g.t(t).is_const for t in op.outputs):
             continue
         try:
+            check_int16(op, g, units[op.kind])
             units[op.kind].prepare(op, g)
         except (CompileError, *_BAD_VALUES) as e:
             found.append(_named(op, e))

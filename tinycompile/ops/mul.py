@@ -1,7 +1,8 @@
 """MUL (int8, broadcasting), as TFLM's mul.cc computes it: the product of the offset inputs
 requantized by ``input1_scale * input2_scale / output_scale`` (``CalculateOpDataMul`` in
 mul_common.cc), clamped to the fused activation. Kernel: ``tc_mul_s8``
-(firmware/kernels/tc_elementwise.c). Runs in place over input 0 when sizes allow.
+(firmware/kernels/tc_elementwise.c). Runs in place over input 0 when sizes allow. 16x8 (int16,
+zero points 0, as TFLM's mul_common.cc requires): the same arithmetic, ``tc_mul_s16``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ..quant.qmath import quantize_multiplier
 from .base import Choice, LowerCtx, Operator, Prepared, register
 from .broadcast import binary_call, check_binary, shape_fields
 from .common import fused_activation, inp, out
+from .s16 import is_int16
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,6 +28,7 @@ class Mul(Prepared):
 class MulOp(Operator):
     kinds = ("MUL",)
     elementwise = True
+    int16 = True
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         return {"activation": fused_activation(options)}
@@ -48,4 +51,5 @@ class MulOp(Operator):
     def lower(self, op: Op, g: Graph, d: Mul, ctx: LowerCtx, choice: Choice) -> str:
         fields = shape_fields(op, g, ctx)
         fields.update(d.fields)
-        return binary_call("tc_mul_s8", op, ctx, ctx.params("tc_mul_params_t", fields))
+        fn = "tc_mul_s16" if is_int16(op, g) else "tc_mul_s8"
+        return binary_call(fn, op, ctx, ctx.params("tc_mul_params_t", fields))

@@ -6,7 +6,8 @@ positions are never counted; the average is ``(sum +- count / 2) / count`` with 
 division; max starts from -128; both clamp to the fused activation's range. Input and output
 must share their quantization (TFLM refuses otherwise), so no requantization happens.
 The window geometry and its checks are the convolutions' (``conv_common.window``).
-Kernels: ``tc_avgpool_s8`` / ``tc_maxpool_s8`` in firmware/kernels/tc_pool.c.
+Kernels: ``tc_avgpool_s8`` / ``tc_maxpool_s8`` in firmware/kernels/tc_pool.c; 16x8 (int16,
+zero point 0): ``tc_avgpool_s16`` / ``tc_maxpool_s16``, the same arithmetic (max from -32768).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..ir import Graph, Op
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import activation_range, inp, io_call, out, require_int8, window_options
 from .conv_common import window
+from .s16 import is_int16, require_int16
 
 KERNELS = {"AVERAGE_POOL_2D": "tc_avgpool_s8", "MAX_POOL_2D": "tc_maxpool_s8"}
 
@@ -31,6 +33,7 @@ class Pool(Prepared):
 @register
 class PoolOp(Operator):
     kinds = ("AVERAGE_POOL_2D", "MAX_POOL_2D")
+    int16 = True
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         a = window_options(options, "Pool2DOptions")
@@ -40,7 +43,10 @@ class PoolOp(Operator):
     def prepare(self, op: Op, g: Graph) -> Pool:
         if len(op.inputs) != 1 or len(op.outputs) != 1 or op.inputs[0] < 0:
             raise fail(op, f"expects 1 input and 1 output, has {len(op.inputs)}/{len(op.outputs)}")
-        require_int8(op, g, [op.inputs[0], op.outputs[0]])
+        if is_int16(op, g):
+            require_int16(op, g, [op.inputs[0], op.outputs[0]])
+        else:
+            require_int8(op, g, [op.inputs[0], op.outputs[0]])
         x, o = inp(op, g, 0), out(op, g)
         if (
             abs(float(x.quant.scale[0]) - float(o.quant.scale[0])) > 1e-6
@@ -71,4 +77,5 @@ class PoolOp(Operator):
 
     def lower(self, op: Op, g: Graph, d: Pool, ctx: LowerCtx, choice: Choice) -> str:
         p = ctx.params("tc_pool_params_t", dict(d.fields))
-        return io_call(KERNELS[op.kind], op, ctx, p)
+        fn = KERNELS[op.kind]
+        return io_call(fn.replace("_s8", "_s16") if is_int16(op, g) else fn, op, ctx, p)

@@ -1,5 +1,5 @@
-"""QUANTIZE (float32 -> int8, int8 -> int8, int8 <-> int16, int16 -> int16) and DEQUANTIZE
-(int8 -> float32), as TFLM's quantize_common.cc and dequantize_common.cc.
+"""QUANTIZE (float32 -> int8 / int16, int8 -> int8, int8 <-> int16, int16 -> int16) and
+DEQUANTIZE (int8 / int16 -> float32), as TFLM's quantize_common.cc and dequantize_common.cc.
 
 - int8 -> int8 QUANTIZE (reference_ops::Requantize) is a 256-entry table (``tc_lut_s8``) and runs
   in place; int8 -> int16 is a 256-entry int16 table (``tc_lut_s8_s16``); int16 -> int8 and
@@ -7,9 +7,11 @@
   tc_requantize.c) with TFLM's multiplier, QuantizeMultiplier(double(in) / double(out)). int16
   activations appear inside TFLM's int8 keyword models around SVDF and LSTM.
 - float32 -> int8 QUANTIZE divides by the scale in float32 on the device and rounds half away
-  from zero (``tc_quantize_f32_s8``).
+  from zero (``tc_quantize_f32_s8``; to int16, the 16x8 interface: ``tc_quantize_f32_s16``).
 - DEQUANTIZE is a 256-entry float table (``scale * (q - zp)`` evaluated in float32 as TFLM
-  does), copied bit for bit (``tc_dequantize_s8_f32``).
+  does), copied bit for bit (``tc_dequantize_s8_f32``); from int16, ``scale * (q - zp)`` in
+  float32 on the device (``tc_dequantize_s16_f32``: the exact product rounded once, as TFLM's
+  ``float(double(scale) * v)``).
 Kernels in firmware/kernels/tc_activations.c.
 """
 
@@ -81,6 +83,7 @@ def _requantize(op: Op, g: Graph) -> Quantize:
 @register
 class QuantizeOp(Operator):
     kinds = ("QUANTIZE",)
+    int16 = True  # int8 <-> int16 and int16 -> int16 (its own checks)
     elementwise = True
 
     def prepare(self, op: Op, g: Graph) -> Quantize:
@@ -90,7 +93,11 @@ class QuantizeOp(Operator):
         if pair in (("int8", "int16"), ("int16", "int8"), ("int16", "int16")):
             return _requantize(op, g)
         if o.dtype == "int16":
-            raise fail(op, f"{i.dtype} -> int16 quantization is not supported (int8, int16 only)")
+            if i.dtype != "float32":
+                raise fail(op, f"{i.dtype} -> int16 quantization is not supported")
+            _per_tensor(op, o, "output")
+            _same_size(op, g)
+            return Quantize(lut=None)
         require_int8(op, g, [o.id], "output")
         positive_scales(op, o)
         if i.dtype == "int8":
@@ -124,21 +131,29 @@ class QuantizeOp(Operator):
             "tc_quantize_params_t",
             {"size": i.size, "scale_bits": f"0x{bits:08X}u", "zero_point": o.quant.zp},
         )
-        return f"tc_quantize_f32_s8({p}, {ctx.ptr(i.id)}, {ctx.ptr(o.id, const=False)});"
+        fn = "tc_quantize_f32_s16" if o.dtype == "int16" else "tc_quantize_f32_s8"
+        return f"{fn}({p}, {ctx.ptr(i.id)}, {ctx.ptr(o.id, const=False)});"
 
 
 @dataclass(frozen=True, kw_only=True)
 class Dequantize(Prepared):
-    table: np.ndarray  # float32[256] as its bits
+    table: np.ndarray | None  # float32[256] as its bits (int16 input: None, computed on device)
 
 
 @register
 class DequantizeOp(Operator):
     kinds = ("DEQUANTIZE",)
+    int16 = True
 
     def prepare(self, op: Op, g: Graph) -> Dequantize:
         _one_in_one_out(op)
         i, o = inp(op, g), out(op, g)
+        if i.dtype == "int16":
+            _per_tensor(op, i, "input")
+            if o.dtype != "float32":
+                raise fail(op, f"int16 -> {o.dtype} dequantization is not supported")
+            _same_size(op, g)
+            return Dequantize(table=None)
         require_int8(op, g, [i.id], "input")
         positive_scales(op, i)
         if o.dtype != "float32":
@@ -147,6 +162,13 @@ class DequantizeOp(Operator):
         return Dequantize(table=T.dequantize_table(i.quant.s, i.quant.zp).view(np.uint32))
 
     def lower(self, op: Op, g: Graph, d: Dequantize, ctx: LowerCtx, choice: Choice) -> str:
+        if d.table is None:
+            i = inp(op, g)
+            bits = struct.unpack("<I", struct.pack("<f", i.quant.s))[0]
+            fields = {"size": i.size, "scale_bits": f"0x{bits:08X}u", "zero_point": i.quant.zp}
+            p = ctx.params("tc_quantize_params_t", fields)
+            args = f"{ctx.ptr(op.inputs[0])}, {ctx.ptr(op.outputs[0], const=False)}"
+            return f"tc_dequantize_s16_f32({p}, {args});"
         sym = ctx.array("dequant_lut", "uint32_t", d.table)
         p = ctx.params("tc_dequantize_params_t", {"size": inp(op, g).size, "lut_bits": sym})
         return (

@@ -12,6 +12,7 @@ from .common import inp, out
 class ReshapeOp(Operator):
     kinds = ("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
     alias = True
+    int16 = True  # bytes are bytes: any element type
 
     def prepare(self, op: Op, g: Graph) -> Prepared:
         if not op.inputs or op.inputs[0] < 0 or len(op.outputs) != 1:

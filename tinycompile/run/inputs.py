@@ -18,9 +18,13 @@ class UserInputs:
     notes: list[str] = field(default_factory=list)
 
 
+RANGES = {"int8": (-128, 127), "int16": (-32768, 32767)}
+NP = {"int8": np.int8, "int16": np.int16}
+
+
 def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
-    """Random inputs, batch on axis 0: uniform int8 codes, or for float inputs, values spanning
-    the range of the quantization that follows them (so nothing is clipped away)."""
+    """Random inputs, batch on axis 0: uniform int8 or int16 codes, or for float inputs, values
+    spanning the range of the quantization that follows them (so nothing is clipped away)."""
     rng = np.random.default_rng(seed)
     cons = g.consumers()
     xs = []
@@ -28,15 +32,17 @@ def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
         t = g.t(tid)
         # one sample is the whole tensor: a leading 1 is the batch axis, a larger batch stays
         shape = (n, *t.shape[1:]) if t.shape and t.shape[0] == 1 else (n, *t.shape)
-        if t.dtype == "int8":
-            xs.append(rng.integers(-128, 128, size=shape, dtype=np.int8))
+        if t.dtype in RANGES:
+            lo_q, hi_q = RANGES[t.dtype]
+            xs.append(rng.integers(lo_q, hi_q + 1, size=shape, dtype=NP[t.dtype]))
         elif t.dtype == "float32":
             lo, hi = -1.0, 1.0
             for i in cons.get(tid, []):
                 q = g.t(g.ops[i].outputs[0]).quant
-                if q is not None and g.ops[i].kind == "QUANTIZE":
-                    lo = q.s * (-128 - q.zp)
-                    hi = q.s * (127 - q.zp)
+                qt = g.t(g.ops[i].outputs[0]).dtype
+                if q is not None and g.ops[i].kind == "QUANTIZE" and qt in RANGES:
+                    lo = q.s * (RANGES[qt][0] - q.zp)
+                    hi = q.s * (RANGES[qt][1] - q.zp)
             xs.append(rng.uniform(lo, hi, size=shape).astype(np.float32))
         else:
             raise CompileError(f"cannot make random inputs of type {t.dtype}")
@@ -47,11 +53,12 @@ def _sample_shape(t: Tensor) -> tuple[int, ...]:
     return tuple(t.shape[1:]) if t.shape else ()
 
 
-def _quantize(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
-    """float -> int8 as TFLite's QUANTIZE does: round half away from zero, add, clamp."""
+def _quantize(x: np.ndarray, scale: float, zero_point: int, dtype: str = "int8") -> np.ndarray:
+    """float -> int8 / int16 as TFLite's QUANTIZE does: round half away from zero, add, clamp."""
     v = x.astype(np.float64) / scale
     q = np.sign(v) * np.floor(np.abs(v) + 0.5) + zero_point
-    return np.clip(q, -128, 127).astype(np.int8)
+    lo, hi = RANGES[dtype]
+    return np.clip(q, lo, hi).astype(NP[dtype])
 
 
 def user_inputs(g: Graph, arrays: dict[str, np.ndarray] | list[np.ndarray]) -> UserInputs:
@@ -108,22 +115,24 @@ def _convert(t: Tensor, x: np.ndarray, notes: list[str]) -> np.ndarray:
         if x.dtype.kind not in "fiub":
             raise CompileError(f"input '{t.name}' wants float32 data, got {x.dtype}")
         return x.astype(np.float32)
-    if t.dtype != "int8":
+    if t.dtype not in RANGES:
         raise CompileError(f"input '{t.name}' has type {t.dtype}, which runs do not support")
+    ty = t.dtype
     if x.dtype.kind == "f":
         if t.quant is None or t.quant.per_channel:
-            raise CompileError(f"input '{t.name}' wants int8 data (no per-tensor quantization)")
+            raise CompileError(f"input '{t.name}' wants {ty} data (no per-tensor quantization)")
         s, zp = t.quant.s, t.quant.zp
         notes.append(
-            f"input '{t.name}': {x.dtype} data quantized to int8 with scale {s:.9g}"
+            f"input '{t.name}': {x.dtype} data quantized to {ty} with scale {s:.9g}"
             f" and zero point {zp}"
         )
-        return _quantize(x, s, zp)
+        return _quantize(x, s, zp, ty)
     if x.dtype.kind in "iu":
-        if x.size and (int(x.min()) < -128 or int(x.max()) > 127):
+        lo, hi = RANGES[ty]
+        if x.size and (int(x.min()) < lo or int(x.max()) > hi):
             raise CompileError(
-                f"input '{t.name}' wants int8 data; {x.dtype} values reach"
+                f"input '{t.name}' wants {ty} data; {x.dtype} values reach"
                 f" [{int(x.min())}, {int(x.max())}] (give float data to have it quantized)"
             )
-        return x.astype(np.int8)
-    raise CompileError(f"input '{t.name}' wants int8 (or float) data, got {x.dtype}")
+        return x.astype(NP[ty])
+    raise CompileError(f"input '{t.name}' wants {ty} (or float) data, got {x.dtype}")
