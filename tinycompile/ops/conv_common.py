@@ -184,14 +184,15 @@ def weights(op: Op, g: Graph, out_c: int) -> Tensor:
     return w
 
 
-def bias(op: Op, g: Graph, out_c: int, index: int = 2) -> np.ndarray | None:
-    """The model's int32 bias (input ``index``) as int64 values, or None when the op has no
-    bias input."""
+def bias(op: Op, g: Graph, out_c: int, index: int = 2, dtype: str = "int32") -> np.ndarray | None:
+    """The model's bias (input ``index``: int32, or int64 in 16x8 ops) as int64 values, or None
+    when the op has no bias input."""
     if len(op.inputs) <= index or op.inputs[index] < 0:
         return None
     b = inp(op, g, index)
-    if b.dtype != "int32":
-        raise fail(op, f"{b.dtype} bias is not supported (int32 only)")
+    if b.dtype != dtype:
+        where = " in a 16x8 op" if dtype == "int64" else ""
+        raise fail(op, f"{b.dtype} bias{where} is not supported ({dtype} only, as TFLM)")
     if not b.is_const:
         raise fail(op, "bias must be a constant tensor")
     if b.size != out_c:

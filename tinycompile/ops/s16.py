@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir import Graph, Op
+from . import conv_common  # a module import: conv_common imports this one too
 from .base import LowerCtx, fail
-from .common import activation_range, inp, out
+from .common import activation_range, out
 
 MAX_SHIFT = 7  # TFLM's assumption for the 64-bit requantization (shift in [-31, 7])
 
@@ -57,20 +58,6 @@ def reduce_multiplier(op: Op, m: int, shift: int) -> tuple[int, int]:
     return rm, 15 - shift
 
 
-def bias64(op: Op, g: Graph, out_c: int, index: int = 2) -> np.ndarray | None:
-    """The model's int64 bias (input ``index``), or None when the op has none."""
-    if len(op.inputs) <= index or op.inputs[index] < 0:
-        return None
-    b = inp(op, g, index)
-    if b.dtype != "int64":
-        raise fail(op, f"{b.dtype} bias in a 16x8 op is not supported (int64 only, as TFLM)")
-    if not b.is_const:
-        raise fail(op, "bias must be a constant tensor")
-    if b.size != out_c:
-        raise fail(op, f"bias has {b.size} values for {out_c} output channels")
-    return np.asarray(b.data, dtype=np.int64).reshape(-1)
-
-
 @dataclass(frozen=True)
 class Requant64:
     """A 16x8 convolution's requantization: clamp, int64 bias, Q15 multipliers, shifts."""
@@ -85,7 +72,7 @@ class Requant64:
 def requant(op: Op, g: Graph, out_c: int, mults: list[int], shifts: list[int]) -> Requant64:
     """A 16x8 convolution's requantization (input and output already checked)."""
     lo, hi = activation_range(op, out(op, g))
-    b = bias64(op, g, out_c)
+    b = conv_common.bias(op, g, out_c, dtype="int64")
     pairs = [reduce_multiplier(op, m, s) for m, s in zip(mults, shifts, strict=True)]
     return Requant64(
         lo,
