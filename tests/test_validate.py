@@ -21,11 +21,14 @@ from tinycompile.run.reference import run_tflm
 from tinycompile.serialport import Port
 from tinycompile.validate import Device, emulated_board, validate_on_emulator
 from tinycompile.validate import protocol as pr
+from tinycompile.validate.emulate import EMULATED_CONNECT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 DIGITS = ROOT / "examples" / "digits.tflite"
 MODELS = ROOT / "tests" / "models"
 BOARD = "stm32f407"
+# An emulated board runs its start-up inference before it answers (slow on a loaded machine).
+BOOTING = ["--connect-timeout", str(EMULATED_CONNECT_S)]
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["which", "qemu-system-arm"], capture_output=True).returncode != 0,
@@ -98,7 +101,8 @@ def test_firmware_of_another_model_is_refused(
     other = MODELS / "real" / "kws_svdf.tflite"
     with emulated_board(BOARD, elf_of(digits_build)) as emu:
         code, out, err = run_cli(
-            ["validate", str(other), "--board", BOARD, "--port", emu.pty, "-n", "1"], capsys
+            ["validate", str(other), "--board", BOARD, "--port", emu.pty, "-n", "1", *BOOTING],
+            capsys,
         )
     assert code == 3
     digits_sha = hashlib.sha256(DIGITS.read_bytes()).hexdigest()[:16]
@@ -111,7 +115,7 @@ def test_device_survives_garbage_bad_crc_and_broken_frames(digits_build: Path) -
     with emulated_board(BOARD, elf_of(digits_build)) as emu, Port(emu.pty, 115200) as port:
         dev = Device(port)
         dev.resync()
-        h = dev.hello()
+        h = dev.hello(EMULATED_CONNECT_S)
 
         def exchange(raw: bytes, cmd: int, seq: int) -> pr.Frame:
             dev.send_raw(raw)
@@ -172,7 +176,7 @@ def test_miscompiled_firmware_is_a_mismatch(
     weights.write_text(text[:start] + "\n".join(lines))
     fw = build_firmware(project, BOARD, variant="board")
     with emulated_board(BOARD, fw.elf) as emu:
-        args = ["validate", str(DIGITS), "--board", BOARD, "--port", emu.pty, "-n", "5"]
+        args = ["validate", str(DIGITS), "--board", BOARD, "--port", emu.pty, "-n", "5", *BOOTING]
         code, out, err = run_cli(args, capsys)
     assert code == 1, err
     assert "MISMATCH with TFLM" in out and "output 0 'Identity':" in out
@@ -189,7 +193,7 @@ def test_emulate_prints_a_pty_and_stops_on_ctrl_c(digits_build: Path) -> None:
         with Port(pty, 115200) as port:
             dev = Device(port)
             dev.resync()
-            assert dev.hello().board == BOARD
+            assert dev.hello(EMULATED_CONNECT_S).board == BOARD
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=15) == 130
     finally:

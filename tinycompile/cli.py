@@ -196,6 +196,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--layers", action="store_true", help="also read the cycles of every layer")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds an inference may take")
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        help="seconds to wait for the first handshake; a board just reset runs its start-up"
+        " inference first (default 10; 300 with --port qemu)",
+    )
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(
@@ -394,6 +400,8 @@ def cmd_validate(a: argparse.Namespace) -> int:
         raise UsageError("-n makes random inputs; it does not go with --inputs (drop one)")
     if not a.timeout > 0:
         raise UsageError(f"--timeout must be positive (seconds), got {a.timeout:g}")
+    if a.connect_timeout is not None and not 0 <= a.connect_timeout <= 3600:
+        raise UsageError(f"--connect-timeout takes 0..3600 seconds, got {a.connect_timeout:g}")
     from .validate.command import validate_command
 
     api.plan(a.model)  # a model that cannot be compiled is refused here (exit 2)
@@ -401,7 +409,7 @@ def cmd_validate(a: argparse.Namespace) -> int:
     n = a.n if a.n is not None else DEFAULT_SAMPLES
     ok = validate_command(
         a.model, a.board, a.port, inputs_file=a.inputs, n=n, seed=a.seed, layers=a.layers,
-        timeout_s=a.timeout, as_json=a.json,
+        timeout_s=a.timeout, as_json=a.json, connect_s=a.connect_timeout,
     )  # fmt: skip
     return EXIT_OK if ok else EXIT_DOES_NOT_FIT
 

@@ -26,6 +26,7 @@ def validate_command(
     layers: bool,
     timeout_s: float,
     as_json: bool,
+    connect_s: float | None = None,
 ) -> bool:
     """Validate and print a line per input and a summary (or one JSON object); True: all match."""
     xs = None
@@ -56,6 +57,8 @@ def validate_command(
         "on_hello": on_hello,
         "on_result": on_result,
     }
+    if connect_s is not None:
+        kw["connect_s"] = connect_s
     if port == "qemu":
         rep = validate_on_emulator(model, board, **kw)
     else:

@@ -16,6 +16,11 @@ from ..errors import DeviceError
 from ..serialport import Port
 from . import protocol as pr
 
+
+class NoReply(DeviceError):
+    """A request that got no (intact) reply after its attempts."""
+
+
 ATTEMPTS = 3
 # Enough zero bytes to complete any frame the device may be in the middle of receiving (its
 # CRC then fails, and its error reply is ignored): zeros never form a sync marker.
@@ -88,12 +93,21 @@ class Device:
                 raise DeviceError(f"{self.port.path}: {name} refused: {reason}")
             return reply.data
         tries = f" ({sent} attempt{'s' if sent > 1 else ''})"
-        raise DeviceError(f"{self.port.path}: {name}: {last}{tries}")
+        raise NoReply(f"{self.port.path}: {name}: {last}{tries}")
 
     # -- commands ----------------------------------------------------------------------------
-    def hello(self) -> pr.Hello:
-        """The handshake (also what a port with nothing behind it fails first)."""
-        data = self.request(pr.HELLO)
+    def hello(self, connect_s: float = 0.0) -> pr.Hello:
+        """The handshake (also what a port with nothing behind it fails first). A board may
+        still be busy after reset (its start-up report runs one inference first): the handshake
+        is asked again until ``connect_s`` seconds have passed, then fails as any request."""
+        deadline = time.monotonic() + connect_s
+        while True:
+            try:
+                data = self.request(pr.HELLO)
+                break
+            except NoReply:
+                if time.monotonic() >= deadline:
+                    raise
         try:
             h = pr.parse_hello(data)
         except (ValueError, struct.error) as e:

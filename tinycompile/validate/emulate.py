@@ -61,6 +61,11 @@ def board_elf(build_dir: str | Path, board: str | None = None) -> tuple[Board, P
     return get_board(found[0].parent.name.removesuffix("-board")), found[0]
 
 
+# Seconds an emulated board may take to answer its first handshake: QEMU (-icount) runs the
+# start-up report's inference first, a DS-CNN's ten million instructions on a loaded machine.
+EMULATED_CONNECT_S = 300.0
+
+
 def pty_command(board: Board, elf: Path) -> list[str]:
     """qemu-system-arm running `elf` on the board's own chip, its console on a new pty."""
     emu = board.emulator
@@ -120,4 +125,6 @@ def validate_on_emulator(model: str | Path, board: str, **kw: Any) -> ValidateRe
     with tempfile.TemporaryDirectory(prefix="tc_validate_") as td:
         fw = build_board(plan(load_model(model)), b.name, Path(td) / "project").firmware
         with emulated_board(b, fw.elf) as emu:
+            # the emulated board starts with its start-up inference, slow under -icount
+            kw.setdefault("connect_s", EMULATED_CONNECT_S)
             return validate(model, b.name, emu.pty, emulated=True, machine=emu.machine, **kw)

@@ -179,10 +179,13 @@ def validate(
     machine: str = "",
     timeout_s: float = 1.0,
     invoke_timeout_s: float = 60.0,
+    connect_s: float = 10.0,
     on_hello: Callable[[Hello], None] | None = None,
     on_result: Callable[[ValidateReport, InputResult], None] | None = None,
 ) -> ValidateReport:
-    """Validate the firmware on `port` against TFLM for `model` (inputs: batch on axis 0)."""
+    """Validate the firmware on `port` against TFLM for `model` (inputs: batch on axis 0).
+    The first handshake may take up to `connect_s` seconds (a board just reset is still busy
+    with its start-up report)."""
     require_reference()
     b = get_board(board)
     if b.uart is None:
@@ -193,7 +196,7 @@ def validate(
     with Port(port, b.uart.baud, timeout_s=timeout_s) as p:
         dev = Device(p, timeout_s=timeout_s, invoke_timeout_s=invoke_timeout_s)
         dev.resync()
-        h = dev.hello()
+        h = dev.hello(connect_s)
         check_hello(h, g, str(model), b.name)
         if on_hello is not None:
             on_hello(h)
