@@ -118,6 +118,14 @@ def test_board_file_bootloader_checks(tmp_path: Path) -> None:
     bad.write_text(text.replace("[3, 0x40000]", "[2, 0x40000]"))
     with pytest.raises(CompileError, match="bootloader.sectors"):
         load_board_file(bad)
+    # a huge count is refused at once, not expanded (the board fuzzer found it hanging)
+    for huge, why in [("[10**12, 0x8000]", "more than 65536 sectors"), ("[70000, 1]", "65536")]:
+        bad.write_text(text.replace("[4, 0x8000]", huge.replace("10**12", str(10**12))))
+        with pytest.raises(CompileError, match=why):
+            load_board_file(bad)
+    bad.write_text(text.replace("[4, 0x8000]", "[40, 0x8000]"))
+    with pytest.raises(CompileError, match="flash.size is 0x100000"):
+        load_board_file(bad)
     bad.write_text(text.replace('methods = ["stm32-uart"]', 'methods = ["jtag"]'))
     with pytest.raises(CompileError, match="bootloader.methods"):
         load_board_file(bad)

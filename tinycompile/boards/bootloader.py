@@ -72,6 +72,9 @@ def _text(raw: dict[str, Any], key: str, source: Path, pattern: re.Pattern[str])
     return v
 
 
+MAX_SECTORS = 1 << 16
+
+
 def _sectors(raw: Any, source: Path, flash: FlashSpec) -> tuple[tuple[int, int], ...]:
     if not isinstance(raw, list) or not raw:
         raise _fail(source, "sectors", "expected an array of [count, size] pairs")
@@ -82,6 +85,13 @@ def _sectors(raw: Any, source: Path, flash: FlashSpec) -> tuple[tuple[int, int],
         ok = ok and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in pair)
         if not ok:
             raise _fail(source, "sectors", f"{pair!r} is not a [count, size] pair")
+        # checked before expanding: a huge count must not build a huge list
+        if len(out) + pair[0] > MAX_SECTORS or addr + pair[0] * pair[1] > flash.origin + flash.size:
+            total = addr + pair[0] * pair[1] - flash.origin
+            why = f"sectors cover {total:#x} bytes or more, flash.size is {flash.size:#x}"
+            if len(out) + pair[0] > MAX_SECTORS:
+                why = f"more than {MAX_SECTORS} sectors (AN3155 numbers them in 16 bits)"
+            raise _fail(source, "sectors", why)
         for _ in range(pair[0]):
             out.append((addr, pair[1]))
             addr += pair[1]
