@@ -98,6 +98,22 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
         const int8_t *x0 = org + grp * KC;
         const int8_t *x1 = x0 + g->pstep;
         const int32_t oc_end = oc + g->opg;
+        for (; TC_DSP && nx == 1 && oc + 3 < oc_end; oc += 4) {
+            const int8_t *w0 = p->weights + oc * g->wstride;
+            int32_t a[4], ky, s, k;
+            for (k = 0; k < 4; k++) {
+                a[k] = p->bias_eff[oc + k];
+            }
+            for (ky = 0; ky < KH; ky++) {
+                for (s = 0; s < nseg; s++) {
+                    const int32_t xo = ky * rstep + s * xstep, wo = (ky * KW + s) * KC;
+                    tc_dot14_s8(x0 + xo, w0 + wo, g->wstride, seg, a);
+                }
+            }
+            for (k = 0; k < 4; k++) {
+                out[oc + k] = tc_out_s8(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
+            }
+        }
         for (; oc + 1 < oc_end; oc += 2) {
             const int8_t *w0 = p->weights + oc * g->wstride;
             const int8_t *w1 = w0 + g->wstride;
@@ -162,14 +178,14 @@ static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
         if (iy < 0 || iy >= H) {
             memset(col, zp, (size_t)rowlen);
         } else if (dw == 1 && ix0 >= 0 && ix0 + KW <= W) {
-            memcpy(col, row + ix0 * C, (size_t)rowlen);
+            tc_copy_s8(col, row + ix0 * C, rowlen);
         } else {
             for (kx = 0; kx < KW; kx++) {
                 const int32_t ix = ix0 + kx * dw;
                 if (ix < 0 || ix >= W) {
                     memset(col + kx * C, zp, (size_t)C);
                 } else {
-                    memcpy(col + kx * C, row + ix * C, (size_t)C);
+                    tc_copy_s8(col + kx * C, row + ix * C, C);
                 }
             }
         }
@@ -196,7 +212,18 @@ static void tc_conv_im2col(const tc_conv_params_t *p, const int8_t *in, int8_t *
                 if (nx == 2) {
                     tc_im2col(p, img, iy0, ix0 + p->stride_w, col1);
                 }
-                for (oc = 0; oc + 1 < OC; oc += 2) {
+                for (oc = 0; TC_DSP && nx == 1 && oc + 3 < OC; oc += 4) {
+                    int32_t a[4], k;
+                    for (k = 0; k < 4; k++) {
+                        a[k] = p->bias_eff[oc + k];
+                    }
+                    tc_dot14_s8(col0, p->weights + oc * K, K, K, a);
+                    for (k = 0; k < 4; k++) {
+                        out[oc + k] =
+                            tc_out_s8(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
+                    }
+                }
+                for (; oc + 1 < OC; oc += 2) {
                     const int8_t *w0 = p->weights + oc * K;
                     int32_t a[4];
                     a[0] = a[2] = p->bias_eff[oc];

@@ -47,7 +47,18 @@ void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
     for (; b < p->batches; b++) {
         const int8_t *x = in + b * D;
         int8_t *o = out + b * OC;
-        for (oc = 0; oc + 1 < OC; oc += 2) {
+        for (oc = 0; TC_DSP && oc + 3 < OC; oc += 4) {
+            int32_t a[4], k;
+            for (k = 0; k < 4; k++) {
+                a[k] = p->bias_eff[oc + k];
+            }
+            tc_dot14_s8(x, p->weights + oc * D, D, D, a);
+            for (k = 0; k < 4; k++) {
+                o[oc + k] = tc_out_s8(a[k], p->mult[(oc + k) * qs], p->shift[(oc + k) * qs], oo,
+                                      lo, hi);
+            }
+        }
+        for (; oc + 1 < OC; oc += 2) {
             const int8_t *w0 = p->weights + oc * D;
             int32_t a[2];
             a[0] = p->bias_eff[oc];
