@@ -35,6 +35,10 @@
 #define TC_CONV_PAIRS 1
 #endif
 
+/* Largest window (k_h * k_w * in_c) copied into the output's tail when no im2col scratch is
+ * given (see tc_conv_s8). */
+#define TC_CONV_OUTCOL_MAX_K 64
+
 /* Per-call constants of a convolution, computed once (no divisions in the pixel loops). */
 typedef struct {
     const tc_conv_params_t *p;
@@ -192,22 +196,52 @@ static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
     }
 }
 
-/* CONV_2D through im2col (groups == 1): every output pixel, border or not, is one dot product
- * of k_h * k_w * in_c per output channel, two pixels x two channels per pass. */
-static void tc_conv_im2col(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+/* One output pixel (n, oy, ox) by the direct loops: interior or border. */
+static void tc_conv_pixel(const tc_conv_geo_t *g, const int8_t *in, int32_t n, int32_t oy,
+                          int32_t ox, int8_t *out)
 {
+    const tc_conv_params_t *p = g->p;
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c;
+    const int8_t *img = in + n * H * W * C;
+    const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+    int32_t ky0, ky1, kx0, kx1;
+    tc_tap_range(iy0, p->dil_h, p->k_h, H, &ky0, &ky1);
+    tc_tap_range(ix0, p->dil_w, p->k_w, W, &kx0, &kx1);
+    if (ky0 == 0 && ky1 == p->k_h && kx0 == 0 && kx1 == p->k_w) {
+        tc_conv_interior(g, img + (iy0 * W + ix0) * C, 1, out);
+    } else {
+        tc_conv_border(g, img, oy, ox, out);
+    }
+}
+
+/* CONV_2D through im2col (groups == 1): every output pixel, border or not, is one dot product
+ * of k_h * k_w * in_c per output channel, two pixels x two channels per pass (DSP cores: one
+ * pixel x four channels when a pixel is alone). col holds 2 * k_h * k_w * in_c bytes. Pixels
+ * (counted over batches, rows and columns) from lim on are left to the direct loops: the
+ * caller may have placed col over their output bytes (see tc_conv_s8). */
+static void tc_conv_im2col(const tc_conv_geo_t *g, const int8_t *in, int8_t *out, int8_t *col,
+                           int32_t lim)
+{
+    const tc_conv_params_t *p = g->p;
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
     const int32_t K = p->k_h * p->k_w * C;
     const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
-    int8_t *col0 = p->col, *col1 = p->col + K;
-    int32_t n, oy, ox, oc;
+    int8_t *col0 = col, *col1 = col + K;
+    int32_t n, oy, ox, oc, idx = 0;
     for (n = 0; n < p->batches; n++) {
         const int8_t *img = in + n * H * W * C;
         for (oy = 0; oy < p->out_h; oy++) {
             const int32_t iy0 = oy * p->stride_h - p->pad_h;
             for (ox = 0; ox < p->out_w;) {
                 const int32_t ix0 = ox * p->stride_w - p->pad_w;
-                const int32_t nx = TC_CONV_PAIRS && ox + 1 < p->out_w ? 2 : 1;
+                const int32_t nx = TC_CONV_PAIRS && ox + 1 < p->out_w && idx + 1 < lim ? 2 : 1;
+                if (idx >= lim) {
+                    tc_conv_pixel(g, in, n, oy, ox, out);
+                    out += OC;
+                    ox++;
+                    idx++;
+                    continue;
+                }
                 tc_im2col(p, img, iy0, ix0, col0);
                 if (nx == 2) {
                     tc_im2col(p, img, iy0, ix0 + p->stride_w, col1);
@@ -250,6 +284,7 @@ static void tc_conv_im2col(const tc_conv_params_t *p, const int8_t *in, int8_t *
                 }
                 out += nx * OC;
                 ox += nx;
+                idx += nx;
             }
         }
     }
@@ -384,11 +419,25 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         }
         return;
     }
-    if (p->col != 0 && p->groups == 1) {
-        tc_conv_im2col(p, in, out);
+    tc_conv_geo_init(&g, p);
+    if (p->groups == 1 && p->col != 0) {
+        tc_conv_im2col(&g, in, out, p->col, INT32_MAX);
         return;
     }
-    tc_conv_geo_init(&g, p);
+    if (p->groups == 1 && (p->k_h > 1 || p->k_w > 1)) {
+        /* No im2col scratch (refused by the planner): the output of the last t pixels (t * OC
+         * >= 2 * K bytes) is not written before those pixels are computed, and the output
+         * does not overlap the input outside in place, so the windows of all other pixels are
+         * copied there. Worth it for small windows with many pixels (a first layer over one or
+         * a few input channels), where the direct loops spend most of their time in borders
+         * and short rows. */
+        const int32_t K = p->k_h * p->k_w * C, npix = p->batches * p->out_h * p->out_w;
+        const int32_t t = (2 * K + OC - 1) / OC;
+        if (K <= TC_CONV_OUTCOL_MAX_K && 8 * t <= npix) {
+            tc_conv_im2col(&g, in, out, out + (npix - t) * OC, npix - t);
+            return;
+        }
+    }
     tc_interior(p->out_h, p->stride_h, p->pad_h, p->k_h, p->dil_h, H, &oy_lo, &oy_hi);
     tc_interior(p->out_w, p->stride_w, p->pad_w, p->k_w, p->dil_w, W, &ox_lo, &ox_hi);
     for (n = 0; n < p->batches; n++) {
