@@ -167,6 +167,60 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
     }
 }
 
+#if TC_DSP
+/* Pointwise (1x1, stride 1, no groups) over npix consecutive pixels: in holds npix pixels of
+ * in_c bytes, out receives npix pixels of out_c bytes (disjoint, or the in-place callers' own
+ * guarantees). Two pixels x two channels per pass share every load (tc_dot22_s8: the second
+ * pixel and the second channel are both in_c bytes on); a lone pixel takes four channels per
+ * pass. No window bookkeeping: this is the loop the 1x1 layers of DS-CNN / MobileNet live in. */
+static void tc_conv_pw_run(const tc_conv_params_t *p, const int8_t *in, int32_t npix,
+                           int8_t *out)
+{
+    const int32_t C = p->in_c, OC = p->out_c;
+    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
+    const int8_t *const wts = p->weights;
+    const int32_t *const be = p->bias_eff, *const mu = p->mult, *const sh = p->shift;
+    int32_t i, oc;
+    for (i = 0; i + 1 < npix; i += 2) {
+        const int8_t *x = in + i * C;
+        int8_t *o = out + i * OC;
+        for (oc = 0; oc + 1 < OC; oc += 2) {
+            const int8_t *w = wts + oc * C;
+            int32_t a[4];
+            a[0] = a[2] = be[oc];
+            a[1] = a[3] = be[oc + 1];
+            tc_dot22_s8(x, x + C, w, w + C, C, a);
+            o[oc] = tc_out_s8(a[0], mu[oc], sh[oc], oo, lo, hi);
+            o[oc + 1] = tc_out_s8(a[1], mu[oc + 1], sh[oc + 1], oo, lo, hi);
+            o[OC + oc] = tc_out_s8(a[2], mu[oc], sh[oc], oo, lo, hi);
+            o[OC + oc + 1] = tc_out_s8(a[3], mu[oc + 1], sh[oc + 1], oo, lo, hi);
+        }
+        if (oc < OC) {
+            const int8_t *w = wts + oc * C;
+            o[oc] = tc_out_s8(tc_dot_s8(x, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
+            o[OC + oc] = tc_out_s8(tc_dot_s8(x + C, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
+        }
+    }
+    if (i < npix) {
+        const int8_t *x = in + i * C;
+        int8_t *o = out + i * OC;
+        for (oc = 0; oc + 3 < OC; oc += 4) {
+            int32_t a[4], k;
+            for (k = 0; k < 4; k++) {
+                a[k] = be[oc + k];
+            }
+            tc_dot14_s8(x, wts + oc * C, C, C, a);
+            for (k = 0; k < 4; k++) {
+                o[oc + k] = tc_out_s8(a[k], mu[oc + k], sh[oc + k], oo, lo, hi);
+            }
+        }
+        for (; oc < OC; oc++) {
+            o[oc] = tc_out_s8(tc_dot_s8(x, wts + oc * C, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
+        }
+    }
+}
+#endif
+
 /* Copy the window of the output pixel whose top-left input is (iy0, ix0) to col as
  * [k_h][k_w][in_c], with the input zero point at taps outside the image. */
 static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
@@ -315,6 +369,11 @@ static void tc_conv_geo_init(tc_conv_geo_t *g, const tc_conv_params_t *p)
  * on input pixels >= i. A pixel (or pair) whose outputs miss every input byte still to be read
  * is computed straight into place with the ordinary interior routine; one whose outputs
  * overlap its own input is computed into tmp (out_c bytes) and copied. */
+#if TC_DSP
+#define TC_PW(g, x, nx, o) tc_conv_pw_run((g)->p, (x), (nx), (o))
+#else
+#define TC_PW(g, x, nx, o) tc_conv_interior((g), (x), (nx), (o))
+#endif
 static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out)
 {
     const tc_conv_params_t *p = g->p;
@@ -326,14 +385,14 @@ static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t 
         for (i = 0; i < N;) {
             if (TC_CONV_PAIRS && i + 1 < N && (i + 2) * OC <= i * C) {
                 /* both outputs below input pixel i */
-                tc_conv_interior(g, in + i * C, 2, out + i * OC);
+                TC_PW(g, in + i * C, 2, out + i * OC);
                 i += 2;
                 continue;
             }
             if ((i + 1) * OC <= i * C) {
-                tc_conv_interior(g, in + i * C, 1, out + i * OC);
+                TC_PW(g, in + i * C, 1, out + i * OC);
             } else {
-                tc_conv_interior(g, in + i * C, 1, tmp);
+                TC_PW(g, in + i * C, 1, tmp);
                 memcpy(out + i * OC, tmp, (size_t)OC);
             }
             i++;
@@ -342,20 +401,22 @@ static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t 
         for (i = N - 1; i >= 0;) {
             if (TC_CONV_PAIRS && i > 0 && (i - 1) * OC >= (i + 1) * C) {
                 /* pixels i - 1, i above input pixel i */
-                tc_conv_interior(g, in + (i - 1) * C, 2, out + (i - 1) * OC);
+                TC_PW(g, in + (i - 1) * C, 2, out + (i - 1) * OC);
                 i -= 2;
                 continue;
             }
             if (i * OC >= (i + 1) * C) {
-                tc_conv_interior(g, in + i * C, 1, out + i * OC);
+                TC_PW(g, in + i * C, 1, out + i * OC);
             } else {
-                tc_conv_interior(g, in + i * C, 1, tmp);
+                TC_PW(g, in + i * C, 1, tmp);
                 memcpy(out + i * OC, tmp, (size_t)OC);
             }
             i--;
         }
     }
 }
+
+#undef TC_PW
 
 /* k x k CONV_2D with out == in (stride 1, output size == input size, out_c <= in_c, no groups):
  * pixels in raster order, per image. The window of output (y, x) starts at input row y - pad_h,
@@ -420,6 +481,12 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         return;
     }
     tc_conv_geo_init(&g, p);
+#if TC_DSP
+    if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->groups == 1) {
+        tc_conv_pw_run(p, in, p->batches * H * W, out);
+        return;
+    }
+#endif
     if (p->groups == 1 && p->col != 0) {
         tc_conv_im2col(&g, in, out, p->col, INT32_MAX);
         return;
