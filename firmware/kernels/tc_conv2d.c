@@ -27,6 +27,12 @@
 #include "tc_conv2d.h"
 #include "tc_kernel_util.h"
 
+#if TC_DSP
+#define TC_OUT tc_out_s8_dsp
+#else
+#define TC_OUT tc_out_s8
+#endif
+
 /* 1: the interior and im2col loops compute two output pixels per pass (four accumulators per
  * channel pair); 0 on ARMv6-M, which is short of registers for that (one pixel per pass). */
 #if defined(__ARM_ARCH_6M__)
@@ -82,7 +88,7 @@ static void tc_conv_border(const tc_conv_geo_t *g, const int8_t *img, int32_t oy
                     }
                 }
             }
-            out[oc] = tc_out_s8(acc, p->mult[oc], p->shift[oc], p->out_offset, p->act_min,
+            out[oc] = TC_OUT(acc, p->mult[oc], p->shift[oc], p->out_offset, p->act_min,
                                 p->act_max);
         }
     }
@@ -115,7 +121,7 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
                 }
             }
             for (k = 0; k < 4; k++) {
-                out[oc + k] = tc_out_s8(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
+                out[oc + k] = TC_OUT(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
             }
         }
         for (; oc + 1 < oc_end; oc += 2) {
@@ -132,8 +138,8 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
                         tc_dot22_s8(x0 + xo, x1 + xo, w0 + wo, w1 + wo, seg, a);
                     }
                 }
-                out1[oc] = tc_out_s8(a[2], p->mult[oc], p->shift[oc], oo, lo, hi);
-                out1[oc + 1] = tc_out_s8(a[3], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
+                out1[oc] = TC_OUT(a[2], p->mult[oc], p->shift[oc], oo, lo, hi);
+                out1[oc + 1] = TC_OUT(a[3], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
             } else {
                 for (ky = 0; ky < KH; ky++) {
                     for (s = 0; s < nseg; s++) {
@@ -142,8 +148,8 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
                     }
                 }
             }
-            out[oc] = tc_out_s8(a[0], p->mult[oc], p->shift[oc], oo, lo, hi);
-            out[oc + 1] = tc_out_s8(a[1], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
+            out[oc] = TC_OUT(a[0], p->mult[oc], p->shift[oc], oo, lo, hi);
+            out[oc + 1] = TC_OUT(a[1], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
         }
         if (oc < oc_end) {
             const int8_t *w = p->weights + oc * g->wstride;
@@ -158,9 +164,9 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
                     }
                 }
             }
-            out[oc] = tc_out_s8(a0, p->mult[oc], p->shift[oc], oo, lo, hi);
+            out[oc] = TC_OUT(a0, p->mult[oc], p->shift[oc], oo, lo, hi);
             if (nx == 2) {
-                out1[oc] = tc_out_s8(a1, p->mult[oc], p->shift[oc], oo, lo, hi);
+                out1[oc] = TC_OUT(a1, p->mult[oc], p->shift[oc], oo, lo, hi);
             }
             oc++;
         }
@@ -180,25 +186,38 @@ static void tc_conv_pw_run(const tc_conv_params_t *p, const int8_t *in, int32_t 
     const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
     const int8_t *const wts = p->weights;
     const int32_t *const be = p->bias_eff, *const mu = p->mult, *const sh = p->shift;
-    int32_t i, oc;
-    for (i = 0; i + 1 < npix; i += 2) {
-        const int8_t *x = in + i * C;
-        int8_t *o = out + i * OC;
-        for (oc = 0; oc + 1 < OC; oc += 2) {
-            const int8_t *w = wts + oc * C;
+    const int32_t npair = npix & ~1;
+    int32_t i = npair, oc;
+    /* channel pairs outermost: their weights, bias and requantization stay put while the
+     * pixel pairs stream by (out does not overlap in, or npix <= 2) */
+    for (oc = 0; npair > 0 && oc + 1 < OC; oc += 2) {
+        const int8_t *const w = wts + oc * C;
+        const int32_t b0 = be[oc], b1 = be[oc + 1];
+        const int32_t m0 = mu[oc], m1 = mu[oc + 1], s0 = sh[oc], s1 = sh[oc + 1];
+        const int8_t *x = in;
+        int8_t *o = out + oc;
+        for (i = 0; i < npair; i += 2) {
             int32_t a[4];
-            a[0] = a[2] = be[oc];
-            a[1] = a[3] = be[oc + 1];
-            tc_dot22_s8(x, x + C, w, w + C, C, a);
-            o[oc] = tc_out_s8(a[0], mu[oc], sh[oc], oo, lo, hi);
-            o[oc + 1] = tc_out_s8(a[1], mu[oc + 1], sh[oc + 1], oo, lo, hi);
-            o[OC + oc] = tc_out_s8(a[2], mu[oc], sh[oc], oo, lo, hi);
-            o[OC + oc + 1] = tc_out_s8(a[3], mu[oc + 1], sh[oc + 1], oo, lo, hi);
+            a[0] = a[2] = b0;
+            a[1] = a[3] = b1;
+            if ((C & 7) == 0) {
+                tc_dot22_x8_s8(x, w, C, C, a);
+            } else {
+                tc_dot22_s8(x, x + C, w, w + C, C, a);
+            }
+            o[0] = TC_OUT(a[0], m0, s0, oo, lo, hi);
+            o[1] = TC_OUT(a[1], m1, s1, oo, lo, hi);
+            o[OC] = TC_OUT(a[2], m0, s0, oo, lo, hi);
+            o[OC + 1] = TC_OUT(a[3], m1, s1, oo, lo, hi);
+            x += 2 * C;
+            o += 2 * OC;
         }
-        if (oc < OC) {
-            const int8_t *w = wts + oc * C;
-            o[oc] = tc_out_s8(tc_dot_s8(x, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
-            o[OC + oc] = tc_out_s8(tc_dot_s8(x + C, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
+    }
+    if (npair > 0 && oc < OC) {
+        const int8_t *const w = wts + oc * C;
+        for (i = 0; i < npair; i++) {
+            out[i * OC + oc] =
+                TC_OUT(tc_dot_s8(in + i * C, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
         }
     }
     if (i < npix) {
@@ -211,11 +230,11 @@ static void tc_conv_pw_run(const tc_conv_params_t *p, const int8_t *in, int32_t 
             }
             tc_dot14_s8(x, wts + oc * C, C, C, a);
             for (k = 0; k < 4; k++) {
-                o[oc + k] = tc_out_s8(a[k], mu[oc + k], sh[oc + k], oo, lo, hi);
+                o[oc + k] = TC_OUT(a[k], mu[oc + k], sh[oc + k], oo, lo, hi);
             }
         }
         for (; oc < OC; oc++) {
-            o[oc] = tc_out_s8(tc_dot_s8(x, wts + oc * C, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
+            o[oc] = TC_OUT(tc_dot_s8(x, wts + oc * C, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
         }
     }
 }
@@ -308,7 +327,7 @@ static void tc_conv_im2col(const tc_conv_geo_t *g, const int8_t *in, int8_t *out
                     tc_dot14_s8(col0, p->weights + oc * K, K, K, a);
                     for (k = 0; k < 4; k++) {
                         out[oc + k] =
-                            tc_out_s8(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
+                            TC_OUT(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
                     }
                 }
                 for (; oc + 1 < OC; oc += 2) {
@@ -318,21 +337,21 @@ static void tc_conv_im2col(const tc_conv_geo_t *g, const int8_t *in, int8_t *out
                     a[1] = a[3] = p->bias_eff[oc + 1];
                     if (nx == 2) {
                         tc_dot22_s8(col0, col1, w0, w0 + K, K, a);
-                        out[OC + oc] = tc_out_s8(a[2], p->mult[oc], p->shift[oc], oo, lo, hi);
+                        out[OC + oc] = TC_OUT(a[2], p->mult[oc], p->shift[oc], oo, lo, hi);
                         out[OC + oc + 1] =
-                            tc_out_s8(a[3], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
+                            TC_OUT(a[3], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
                     } else {
                         tc_dot12_s8(col0, w0, w0 + K, K, a);
                     }
-                    out[oc] = tc_out_s8(a[0], p->mult[oc], p->shift[oc], oo, lo, hi);
-                    out[oc + 1] = tc_out_s8(a[1], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
+                    out[oc] = TC_OUT(a[0], p->mult[oc], p->shift[oc], oo, lo, hi);
+                    out[oc + 1] = TC_OUT(a[1], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
                 }
                 if (oc < OC) {
                     const int8_t *w = p->weights + oc * K;
-                    out[oc] = tc_out_s8(tc_dot_s8(col0, w, K, p->bias_eff[oc]), p->mult[oc],
+                    out[oc] = TC_OUT(tc_dot_s8(col0, w, K, p->bias_eff[oc]), p->mult[oc],
                                         p->shift[oc], oo, lo, hi);
                     if (nx == 2) {
-                        out[OC + oc] = tc_out_s8(tc_dot_s8(col1, w, K, p->bias_eff[oc]),
+                        out[OC + oc] = TC_OUT(tc_dot_s8(col1, w, K, p->bias_eff[oc]),
                                                  p->mult[oc], p->shift[oc], oo, lo, hi);
                     }
                 }

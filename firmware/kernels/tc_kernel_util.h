@@ -146,6 +146,29 @@ TC_INLINE void tc_dot12_s8(const int8_t *x, const int8_t *w0, const int8_t *w1, 
     "smlad   %[a10], %[t1], %[u], %[a10]\n\t"                                                   \
     "smlad   %[a11], %[t1], %[v], %[a11]\n\t"
 
+/* tc_dot22_s8 for x1 - x0 == w1 - w0 == d and n a positive multiple of 8: the assembly loop
+ * alone, no tails. */
+TC_INLINE void tc_dot22_x8_s8(const int8_t *x0, const int8_t *w0, int32_t d, int32_t n,
+                              int32_t *a)
+{
+    int32_t a00 = a[0], a01 = a[1], a10 = a[2], a11 = a[3];
+    const int8_t *x = x0 + d, *w = w0 + d;
+    const int8_t *const end = x + n;
+    const uint32_t nd = 0u - (uint32_t)d;
+    uint32_t p, u, v, t1, t2, t3;
+    __asm__("1:\n\t" TC_DOT22_ASM_STEP TC_DOT22_ASM_STEP "cmp     %[x], %[e]\n\t"
+            "bne     1b\n\t"
+            : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(x),
+              [w] "+r"(w), [p] "=&r"(p), [u] "=&r"(u), [v] "=&r"(v), [t1] "=&r"(t1),
+              [t2] "=&r"(t2), [t3] "=&r"(t3)
+            : [nd] "r"(nd), [e] "r"(end)
+            : "cc", "memory");
+    a[0] = a00;
+    a[1] = a01;
+    a[2] = a10;
+    a[3] = a11;
+}
+
 TC_INLINE void tc_dot22_s8(const int8_t *x0, const int8_t *x1, const int8_t *w0,
                            const int8_t *w1, int32_t n, int32_t *a)
 {
@@ -264,6 +287,35 @@ static __attribute__((noinline, unused)) void tc_dot14_s8(const int8_t *x, const
     a[3] = a3;
 }
 #undef TC_DOT14_ASM_STEP
+
+/* tc_out_s8 for the CONV_2D / FULLY_CONNECTED loops: the same arithmetic (tc_qmath.h's
+ * tc_requant), its right-shift branch in eight instructions. With r = -shift >= 1 and
+ * t = 2^(r-1), tc_requant's c = t + (x >> 31) and base = c * 2^31 + 2^30 (low word
+ * (c << 31) | 2^30, high word c >> 1); SMLAL adds x * multiplier to base in 64 bits and the
+ * result is the high word >> (r - 1), r - 1 = ~shift. */
+TC_INLINE int8_t tc_out_s8_dsp(int32_t acc, int32_t mult, int32_t shift, int32_t off,
+                               int32_t lo, int32_t hi)
+{
+    int32_t y;
+    if (shift < 0) {
+        uint32_t t, bl, bh;
+        const uint32_t r1 = ~(uint32_t)shift;
+        __asm__("mov     %[t], #1\n\t"
+                "lsl     %[t], %[t], %[r1]\n\t"
+                "add     %[t], %[t], %[x], asr #31\n\t"
+                "lsl     %[bl], %[t], #31\n\t"
+                "orr     %[bl], %[bl], #0x40000000\n\t"
+                "asr     %[bh], %[t], #1\n\t"
+                "smlal   %[bl], %[bh], %[x], %[m]\n\t"
+                "asr     %[bh], %[bh], %[r1]\n\t"
+                : [t] "=&r"(t), [bl] "=&r"(bl), [bh] "=&r"(bh)
+                : [x] "r"(acc), [m] "r"(mult), [r1] "r"(r1));
+        y = (int32_t)bh;
+    } else {
+        y = tc_requant(acc, mult, shift);
+    }
+    return (int8_t)tc_clamp(y + off, lo, hi);
+}
 
 /* Copy n bytes (DSP cores: a word at a time, unaligned LDR/STR). */
 TC_INLINE void tc_copy_s8(int8_t *dst, const int8_t *src, int32_t n)
