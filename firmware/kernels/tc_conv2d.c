@@ -114,10 +114,14 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
             for (k = 0; k < 4; k++) {
                 a[k] = p->bias_eff[oc + k];
             }
-            for (ky = 0; ky < KH; ky++) {
-                for (s = 0; s < nseg; s++) {
-                    const int32_t xo = ky * rstep + s * xstep, wo = (ky * KW + s) * KC;
-                    tc_dot14_s8(x0 + xo, w0 + wo, g->wstride, seg, a);
+            if (nseg == 1) { /* rows of k_w * in_c contiguous values */
+                tc_dot14r_s8(x0, rstep, w0, g->wstride, seg, KH, a);
+            } else {
+                for (ky = 0; ky < KH; ky++) {
+                    for (s = 0; s < nseg; s++) {
+                        const int32_t xo = ky * rstep + s * xstep, wo = (ky * KW + s) * KC;
+                        tc_dot14_s8(x0 + xo, w0 + wo, g->wstride, seg, a);
+                    }
                 }
             }
             for (k = 0; k < 4; k++) {

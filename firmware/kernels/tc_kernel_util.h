@@ -252,6 +252,49 @@ TC_INLINE void tc_dot22_s8(const int8_t *x0, const int8_t *x1, const int8_t *w0,
     "sxtb16  %[t], %[t], ror #8\n\t"                                                            \
     "smlad   %[a3], %[xo], %[t], %[a3]\n\t"
 
+/* Out of line: inlined into a busy loop, GCC may find no registers left for the asm.
+ * tc_dot14r_s8 runs over rows: row r of the input starts at x + r * xs, of channel k's weights
+ * at w0 + k * ws + r * n (a k x k window with contiguous rows); tc_dot14_s8 is one row. */
+static __attribute__((noinline, unused)) void tc_dot14r_s8(const int8_t *x, int32_t xs,
+                                                           const int8_t *w0, int32_t ws,
+                                                           int32_t n, int32_t rows, int32_t *a)
+{
+    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    const uint32_t n1 = 0u - (uint32_t)ws;
+    const int32_t n8 = n & ~7;
+    for (; rows > 0; rows--) {
+        const int8_t *xr = x, *w = w0 + 3 * ws;
+        int32_t m;
+        if (n8 > 0) {
+            const int8_t *const end = xr + n8;
+            const int8_t *wa = w0 + ws;
+            uint32_t xe, xo, t, u;
+            __asm__("1:\n\t" TC_DOT14_ASM_STEP TC_DOT14_ASM_STEP "cmp     %[x], %[e]\n\t"
+                    "bne     1b\n\t"
+                    : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(xr),
+                      [w] "+r"(w), [wa] "+r"(wa), [xe] "=&r"(xe), [xo] "=&r"(xo), [t] "=&r"(t),
+                      [u] "=&r"(u)
+                    : [n1] "r"(n1), [e] "r"(end)
+                    : "cc", "memory");
+        }
+        w -= 3 * ws;
+        for (m = n8; m < n; m++) {
+            const int32_t xv = *xr++;
+            a0 += xv * w[0];
+            a1 += xv * w[ws];
+            a2 += xv * w[2 * ws];
+            a3 += xv * w[3 * ws];
+            w++;
+        }
+        x += xs;
+        w0 += n;
+    }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    a[3] = a3;
+}
+
 /* Out of line: inlined into a busy loop, GCC may find no registers left for the asm. */
 static __attribute__((noinline, unused)) void tc_dot14_s8(const int8_t *x, const int8_t *w0,
                                                           int32_t ws, int32_t n, int32_t *a)
@@ -414,6 +457,14 @@ TC_INLINE void tc_dot14_s8(const int8_t *x, const int8_t *w, int32_t ws, int32_t
     a[1] = a1;
     a[2] = a2;
     a[3] = a3;
+}
+
+TC_INLINE void tc_dot14r_s8(const int8_t *x, int32_t xs, const int8_t *w0, int32_t ws,
+                             int32_t n, int32_t rows, int32_t *a)
+{
+    for (; rows > 0; rows--, x += xs, w0 += n) {
+        tc_dot14_s8(x, w0, ws, n, a);
+    }
 }
 
 TC_INLINE void tc_copy_s8(int8_t *dst, const int8_t *src, int32_t n)
