@@ -242,6 +242,45 @@ static void tc_conv_pw_run(const tc_conv_params_t *p, const int8_t *in, int32_t 
         }
     }
 }
+
+/* Pointwise with stride s >= 2 (1x1, no groups), one output row of nx pixels from x (input
+ * pixels s * in_c apart): pixel pairs x channel pairs (oc, oc + s), whose weights are s * in_c
+ * apart too, so tc_dot22_s8 runs its assembly loop with one offset for both. Channels beyond
+ * the last whole block of 2s and a lone last pixel take plain dot products. */
+static void tc_conv_pw_strided_row(const tc_conv_params_t *p, const int8_t *x, int32_t nx,
+                                   int8_t *out)
+{
+    const int32_t C = p->in_c, OC = p->out_c, S = p->stride_w, d = S * C;
+    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
+    const int32_t *const be = p->bias_eff, *const mu = p->mult, *const sh = p->shift;
+    const int32_t oc_blk = OC - OC % (2 * S);
+    int32_t i, oc, j;
+    for (i = 0; i + 1 < nx; i += 2) {
+        const int8_t *xi = x + i * d;
+        int8_t *o = out + i * OC;
+        for (oc = 0; oc < oc_blk; oc += 2 * S) {
+            for (j = oc; j < oc + S; j++) {
+                const int8_t *w = p->weights + j * C;
+                int32_t a[4];
+                a[0] = a[2] = be[j];
+                a[1] = a[3] = be[j + S];
+                tc_dot22_s8(xi, xi + d, w, w + d, C, a);
+                o[j] = TC_OUT(a[0], mu[j], sh[j], oo, lo, hi);
+                o[j + S] = TC_OUT(a[1], mu[j + S], sh[j + S], oo, lo, hi);
+                o[OC + j] = TC_OUT(a[2], mu[j], sh[j], oo, lo, hi);
+                o[OC + j + S] = TC_OUT(a[3], mu[j + S], sh[j + S], oo, lo, hi);
+            }
+        }
+        for (; oc < OC; oc++) {
+            const int8_t *w = p->weights + oc * C;
+            o[oc] = TC_OUT(tc_dot_s8(xi, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
+            o[OC + oc] = TC_OUT(tc_dot_s8(xi + d, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
+        }
+    }
+    if (i < nx) {
+        tc_conv_pw_run(p, x + i * d, 1, out + i * OC);
+    }
+}
 #endif
 
 /* Copy the window of the output pixel whose top-left input is (iy0, ix0) to col as
@@ -340,7 +379,15 @@ static void tc_conv_im2col(const tc_conv_geo_t *g, const int8_t *in, int8_t *out
                     a[0] = a[2] = p->bias_eff[oc];
                     a[1] = a[3] = p->bias_eff[oc + 1];
                     if (nx == 2) {
+#if TC_DSP
+                        if ((K & 7) == 0) {
+                            tc_dot22_x8_s8(col0, w0, K, K, a);
+                        } else {
+                            tc_dot22_s8(col0, col1, w0, w0 + K, K, a);
+                        }
+#else
                         tc_dot22_s8(col0, col1, w0, w0 + K, K, a);
+#endif
                         out[OC + oc] = TC_OUT(a[2], p->mult[oc], p->shift[oc], oo, lo, hi);
                         out[OC + oc + 1] =
                             TC_OUT(a[3], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
@@ -507,6 +554,15 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 #if TC_DSP
     if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->groups == 1) {
         tc_conv_pw_run(p, in, p->batches * H * W, out);
+        return;
+    }
+    if (p->k_h == 1 && p->k_w == 1 && p->groups == 1 && p->stride_w > 1) {
+        for (n = 0; n < p->batches; n++) {
+            for (oy = 0; oy < p->out_h; oy++) {
+                tc_conv_pw_strided_row(p, in + ((n * H + oy * p->stride_h) * W) * C, p->out_w,
+                                       out + ((n * p->out_h + oy) * p->out_w) * OC);
+            }
+        }
         return;
     }
 #endif
