@@ -11,7 +11,7 @@ of 4, odd widths and pixel counts, padding, strides 1 and 2, depths not a multip
 - ``tc_dot14_s8`` (one pixel x four channels): lone im2col pixels, the k x k in-place ring
   (one pixel at a time), in-place pointwise pixels through the temp, FC with one row;
 - ``tc_conv_pw_run`` (pointwise, stride 1): ordinary, and in place forwards / through the temp /
-  backwards;
+  backwards; ``tc_conv_pw_strided_row`` (pointwise, strides 2 and 3);
 - im2col into the output's tail when the planner refuses the im2col scratch (a first layer
   over one or three channels, at the SRAM peak), with the last pixels by the direct loops.
 """
@@ -132,6 +132,9 @@ def _nets() -> dict[str, _Net]:
         # pointwise stride 1 out of place (15 pixels: seven pairs and a lone pixel), then a
         # k x k stride-2 layer at the peak (output-tail im2col, K = 99 > 64: direct loops)
         "pw_plain": _Net((1, 3, 5, 9), 7).conv(11, 1, act="RELU").conv(6, 3, 2),
+        # pointwise strides 2 and 3: pixel pairs x channel pairs (oc, oc + s), a lone last
+        # pixel (width 5), channels beyond the last block of 2s (10 = 8 + 2, 7 = 6 + 1)
+        "pw_strided": _Net((1, 5, 9, 6), 8).conv(10, 1, 2, act="RELU").conv(7, 1, 3),
         # k x k in place (stride 1, SAME, out_c <= in_c): the output ring, one pixel at a time
         "ring": _Net((1, 7, 9, 12), 4).conv(12, 3, act="RELU").conv(10, 3).conv(5, (3, 5)),
         # FULLY_CONNECTED: one row (four outputs per pass, then a pair and a single), three rows
