@@ -19,7 +19,16 @@
  *
  * Fast paths: the dot products (tc_kernel_util.h) have a DSP variant (SXTB16 + SMLAD, Cortex-M4
  * and M7; same int32 sums, identical results), shared with FULLY_CONNECTED. Two output pixels
- * per pass everywhere but ARMv6-M (too few registers for four accumulators there).
+ * per pass everywhere but ARMv6-M (too few registers for four accumulators there). On DSP cores
+ * also: a lone pixel takes four channels per pass (tc_dot14_s8 / tc_dot14r_s8); pointwise
+ * layers run their own loops (tc_conv_pw_run for stride 1, channel pairs outermost;
+ * tc_conv_pw_strided_row for stride s >= 2, channel pairs (oc, oc + s)); requantization uses
+ * tc_out_s8_dsp (tc_requant's arithmetic, fewer instructions).
+ *
+ * Without an im2col scratch (the planner refused it at the SRAM peak) a k x k layer with a
+ * small window (k_h * k_w * in_c <= TC_CONV_OUTCOL_MAX_K) copies its windows into the tail of
+ * its own output, whose last pixels are computed by the direct loops once everything else is
+ * done: no memory beyond the plan's.
  */
 #include <stdint.h>
 #include <string.h>

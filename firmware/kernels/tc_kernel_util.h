@@ -8,7 +8,9 @@
  *   - int8 dot products for CONV_2D and FULLY_CONNECTED, each in a portable and a DSP variant
  *     (SXTB16 + SMLAD sum the same products in int32 with the same wrap-around, so results are
  *     identical). They are shared by both operators and must inline into their loops, which is
- *     why these fast paths live here rather than in a tc_*_dsp.c file;
+ *     why these fast paths live here rather than in a tc_*_dsp.c file. The DSP inner loops of
+ *     tc_dot22_s8 (2 inputs x 2 channels) and tc_dot14_s8 (1 input x 4 channels) are inline
+ *     assembly (they need every register); tc_out_s8_dsp is their requantization;
  *   - convolution window geometry (valid taps, interior output range), shared by CONV_2D and
  *     DEPTHWISE_CONV_2D;
  *   - declarations of the out-of-line fast paths defined in tc_*_dsp.c.
@@ -71,6 +73,9 @@ TC_INLINE int8_t tc_out_s8(int32_t acc, int32_t mult, int32_t shift, int32_t off
  * tc_dot22_s8:   two inputs x two channels: a[0] += x0.w0, a[1] += x0.w1, a[2] += x1.w0,
  *                a[3] += x1.w1
  * tc_dot_off_s8: acc + sum((x[i] + off) * w[i]), the border path (TFLM's inner loop)
+ * tc_dot14_s8:   one input x four channels w0 + k * ws: a[k] += x.w_k (tc_dot14r_s8: over rows)
+ * tc_dot22_x8_s8 (DSP only): tc_dot22_s8 with x1 - x0 == w1 - w0 and n a multiple of 8
+ * tc_copy_s8:    n bytes (im2col windows)
  *
  * The portable variants of tc_dot_s8 / tc_dot12_s8 run one index register counting up to zero
  * for all streams (ARMv6-M has only register-offset LDRSB); the DSP variants take four int8
