@@ -19,13 +19,28 @@
  *
  * Fast paths: the dot products (tc_kernel_util.h) have a DSP variant (SXTB16 + SMLAD, Cortex-M4
  * and M7; same int32 sums, identical results), shared with FULLY_CONNECTED. Two output pixels
- * per pass everywhere but ARMv6-M (too few registers for four accumulators there).
+ * per pass everywhere but ARMv6-M (too few registers for four accumulators there). On DSP cores
+ * also: a lone pixel takes four channels per pass (tc_dot14_s8 / tc_dot14r_s8); pointwise
+ * layers run their own loops (tc_conv_pw_run for stride 1, channel pairs outermost;
+ * tc_conv_pw_strided_row for stride s >= 2, channel pairs (oc, oc + s)); requantization uses
+ * tc_out_s8_dsp (tc_requant's arithmetic, fewer instructions).
+ *
+ * Without an im2col scratch (the planner refused it at the SRAM peak) a k x k layer with a
+ * small window (k_h * k_w * in_c <= TC_CONV_OUTCOL_MAX_K) copies its windows into the tail of
+ * its own output, whose last pixels are computed by the direct loops once everything else is
+ * done: no memory beyond the plan's.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "tc_conv2d.h"
 #include "tc_kernel_util.h"
+
+#if TC_DSP
+#define TC_OUT tc_out_s8_dsp
+#else
+#define TC_OUT tc_out_s8
+#endif
 
 /* 1: the interior and im2col loops compute two output pixels per pass (four accumulators per
  * channel pair); 0 on ARMv6-M, which is short of registers for that (one pixel per pass). */
@@ -34,6 +49,10 @@
 #else
 #define TC_CONV_PAIRS 1
 #endif
+
+/* Largest window (k_h * k_w * in_c) copied into the output's tail when no im2col scratch is
+ * given (see tc_conv_s8). */
+#define TC_CONV_OUTCOL_MAX_K 64
 
 /* Per-call constants of a convolution, computed once (no divisions in the pixel loops). */
 typedef struct {
@@ -78,7 +97,7 @@ static void tc_conv_border(const tc_conv_geo_t *g, const int8_t *img, int32_t oy
                     }
                 }
             }
-            out[oc] = tc_out_s8(acc, p->mult[oc], p->shift[oc], p->out_offset, p->act_min,
+            out[oc] = TC_OUT(acc, p->mult[oc], p->shift[oc], p->out_offset, p->act_min,
                                 p->act_max);
         }
     }
@@ -98,6 +117,26 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
         const int8_t *x0 = org + grp * KC;
         const int8_t *x1 = x0 + g->pstep;
         const int32_t oc_end = oc + g->opg;
+        for (; TC_DSP && nx == 1 && oc + 3 < oc_end; oc += 4) {
+            const int8_t *w0 = p->weights + oc * g->wstride;
+            int32_t a[4], ky, s, k;
+            for (k = 0; k < 4; k++) {
+                a[k] = p->bias_eff[oc + k];
+            }
+            if (nseg == 1) { /* rows of k_w * in_c contiguous values */
+                tc_dot14r_s8(x0, rstep, w0, g->wstride, seg, KH, a);
+            } else {
+                for (ky = 0; ky < KH; ky++) {
+                    for (s = 0; s < nseg; s++) {
+                        const int32_t xo = ky * rstep + s * xstep, wo = (ky * KW + s) * KC;
+                        tc_dot14_s8(x0 + xo, w0 + wo, g->wstride, seg, a);
+                    }
+                }
+            }
+            for (k = 0; k < 4; k++) {
+                out[oc + k] = TC_OUT(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
+            }
+        }
         for (; oc + 1 < oc_end; oc += 2) {
             const int8_t *w0 = p->weights + oc * g->wstride;
             const int8_t *w1 = w0 + g->wstride;
@@ -112,8 +151,8 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
                         tc_dot22_s8(x0 + xo, x1 + xo, w0 + wo, w1 + wo, seg, a);
                     }
                 }
-                out1[oc] = tc_out_s8(a[2], p->mult[oc], p->shift[oc], oo, lo, hi);
-                out1[oc + 1] = tc_out_s8(a[3], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
+                out1[oc] = TC_OUT(a[2], p->mult[oc], p->shift[oc], oo, lo, hi);
+                out1[oc + 1] = TC_OUT(a[3], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
             } else {
                 for (ky = 0; ky < KH; ky++) {
                     for (s = 0; s < nseg; s++) {
@@ -122,8 +161,8 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
                     }
                 }
             }
-            out[oc] = tc_out_s8(a[0], p->mult[oc], p->shift[oc], oo, lo, hi);
-            out[oc + 1] = tc_out_s8(a[1], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
+            out[oc] = TC_OUT(a[0], p->mult[oc], p->shift[oc], oo, lo, hi);
+            out[oc + 1] = TC_OUT(a[1], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
         }
         if (oc < oc_end) {
             const int8_t *w = p->weights + oc * g->wstride;
@@ -138,14 +177,120 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
                     }
                 }
             }
-            out[oc] = tc_out_s8(a0, p->mult[oc], p->shift[oc], oo, lo, hi);
+            out[oc] = TC_OUT(a0, p->mult[oc], p->shift[oc], oo, lo, hi);
             if (nx == 2) {
-                out1[oc] = tc_out_s8(a1, p->mult[oc], p->shift[oc], oo, lo, hi);
+                out1[oc] = TC_OUT(a1, p->mult[oc], p->shift[oc], oo, lo, hi);
             }
             oc++;
         }
     }
 }
+
+#if TC_DSP
+/* Pointwise (1x1, stride 1, no groups) over npix consecutive pixels: in holds npix pixels of
+ * in_c bytes, out receives npix pixels of out_c bytes (disjoint, or the in-place callers' own
+ * guarantees). Two pixels x two channels per pass share every load (tc_dot22_s8: the second
+ * pixel and the second channel are both in_c bytes on); a lone pixel takes four channels per
+ * pass. No window bookkeeping: this is the loop the 1x1 layers of DS-CNN / MobileNet live in. */
+static void tc_conv_pw_run(const tc_conv_params_t *p, const int8_t *in, int32_t npix,
+                           int8_t *out)
+{
+    const int32_t C = p->in_c, OC = p->out_c;
+    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
+    const int8_t *const wts = p->weights;
+    const int32_t *const be = p->bias_eff, *const mu = p->mult, *const sh = p->shift;
+    const int32_t npair = npix & ~1;
+    int32_t i = npair, oc;
+    /* channel pairs outermost: their weights, bias and requantization stay put while the
+     * pixel pairs stream by (out does not overlap in, or npix <= 2) */
+    for (oc = 0; npair > 0 && oc + 1 < OC; oc += 2) {
+        const int8_t *const w = wts + oc * C;
+        const int32_t b0 = be[oc], b1 = be[oc + 1];
+        const int32_t m0 = mu[oc], m1 = mu[oc + 1], s0 = sh[oc], s1 = sh[oc + 1];
+        const int8_t *x = in;
+        int8_t *o = out + oc;
+        for (i = 0; i < npair; i += 2) {
+            int32_t a[4];
+            a[0] = a[2] = b0;
+            a[1] = a[3] = b1;
+            if ((C & 7) == 0) {
+                tc_dot22_x8_s8(x, w, C, C, a);
+            } else {
+                tc_dot22_s8(x, x + C, w, w + C, C, a);
+            }
+            o[0] = TC_OUT(a[0], m0, s0, oo, lo, hi);
+            o[1] = TC_OUT(a[1], m1, s1, oo, lo, hi);
+            o[OC] = TC_OUT(a[2], m0, s0, oo, lo, hi);
+            o[OC + 1] = TC_OUT(a[3], m1, s1, oo, lo, hi);
+            x += 2 * C;
+            o += 2 * OC;
+        }
+    }
+    if (npair > 0 && oc < OC) {
+        const int8_t *const w = wts + oc * C;
+        for (i = 0; i < npair; i++) {
+            out[i * OC + oc] =
+                TC_OUT(tc_dot_s8(in + i * C, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
+        }
+    }
+    if (i < npix) {
+        const int8_t *x = in + i * C;
+        int8_t *o = out + i * OC;
+        for (oc = 0; oc + 3 < OC; oc += 4) {
+            int32_t a[4], k;
+            for (k = 0; k < 4; k++) {
+                a[k] = be[oc + k];
+            }
+            tc_dot14_s8(x, wts + oc * C, C, C, a);
+            for (k = 0; k < 4; k++) {
+                o[oc + k] = TC_OUT(a[k], mu[oc + k], sh[oc + k], oo, lo, hi);
+            }
+        }
+        for (; oc < OC; oc++) {
+            o[oc] = TC_OUT(tc_dot_s8(x, wts + oc * C, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
+        }
+    }
+}
+
+/* Pointwise with stride s >= 2 (1x1, no groups), one output row of nx pixels from x (input
+ * pixels s * in_c apart): pixel pairs x channel pairs (oc, oc + s), whose weights are s * in_c
+ * apart too, so tc_dot22_s8 runs its assembly loop with one offset for both. Channels beyond
+ * the last whole block of 2s and a lone last pixel take plain dot products. */
+static void tc_conv_pw_strided_row(const tc_conv_params_t *p, const int8_t *x, int32_t nx,
+                                   int8_t *out)
+{
+    const int32_t C = p->in_c, OC = p->out_c, S = p->stride_w, d = S * C;
+    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
+    const int32_t *const be = p->bias_eff, *const mu = p->mult, *const sh = p->shift;
+    const int32_t oc_blk = OC - OC % (2 * S);
+    int32_t i, oc, j;
+    for (i = 0; i + 1 < nx; i += 2) {
+        const int8_t *xi = x + i * d;
+        int8_t *o = out + i * OC;
+        for (oc = 0; oc < oc_blk; oc += 2 * S) {
+            for (j = oc; j < oc + S; j++) {
+                const int8_t *w = p->weights + j * C;
+                int32_t a[4];
+                a[0] = a[2] = be[j];
+                a[1] = a[3] = be[j + S];
+                tc_dot22_s8(xi, xi + d, w, w + d, C, a);
+                o[j] = TC_OUT(a[0], mu[j], sh[j], oo, lo, hi);
+                o[j + S] = TC_OUT(a[1], mu[j + S], sh[j + S], oo, lo, hi);
+                o[OC + j] = TC_OUT(a[2], mu[j], sh[j], oo, lo, hi);
+                o[OC + j + S] = TC_OUT(a[3], mu[j + S], sh[j + S], oo, lo, hi);
+            }
+        }
+        for (; oc < OC; oc++) {
+            const int8_t *w = p->weights + oc * C;
+            o[oc] = TC_OUT(tc_dot_s8(xi, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
+            o[OC + oc] = TC_OUT(tc_dot_s8(xi + d, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
+        }
+    }
+    if (i < nx) {
+        tc_conv_pw_run(p, x + i * d, 1, out + i * OC);
+    }
+}
+#endif
 
 /* Copy the window of the output pixel whose top-left input is (iy0, ix0) to col as
  * [k_h][k_w][in_c], with the input zero point at taps outside the image. */
@@ -162,67 +307,117 @@ static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
         if (iy < 0 || iy >= H) {
             memset(col, zp, (size_t)rowlen);
         } else if (dw == 1 && ix0 >= 0 && ix0 + KW <= W) {
-            memcpy(col, row + ix0 * C, (size_t)rowlen);
+            tc_copy_s8(col, row + ix0 * C, rowlen);
         } else {
             for (kx = 0; kx < KW; kx++) {
                 const int32_t ix = ix0 + kx * dw;
                 if (ix < 0 || ix >= W) {
                     memset(col + kx * C, zp, (size_t)C);
                 } else {
-                    memcpy(col + kx * C, row + ix * C, (size_t)C);
+                    tc_copy_s8(col + kx * C, row + ix * C, C);
                 }
             }
         }
     }
 }
 
-/* CONV_2D through im2col (groups == 1): every output pixel, border or not, is one dot product
- * of k_h * k_w * in_c per output channel, two pixels x two channels per pass. */
-static void tc_conv_im2col(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+/* One output pixel (n, oy, ox) by the direct loops: interior or border. */
+static void tc_conv_pixel(const tc_conv_geo_t *g, const int8_t *in, int32_t n, int32_t oy,
+                          int32_t ox, int8_t *out)
 {
+    const tc_conv_params_t *p = g->p;
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c;
+    const int8_t *img = in + n * H * W * C;
+    const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+    int32_t ky0, ky1, kx0, kx1;
+    tc_tap_range(iy0, p->dil_h, p->k_h, H, &ky0, &ky1);
+    tc_tap_range(ix0, p->dil_w, p->k_w, W, &kx0, &kx1);
+    if (ky0 == 0 && ky1 == p->k_h && kx0 == 0 && kx1 == p->k_w) {
+        tc_conv_interior(g, img + (iy0 * W + ix0) * C, 1, out);
+    } else {
+        tc_conv_border(g, img, oy, ox, out);
+    }
+}
+
+/* CONV_2D through im2col (groups == 1): every output pixel, border or not, is one dot product
+ * of k_h * k_w * in_c per output channel, two pixels x two channels per pass (DSP cores: one
+ * pixel x four channels when a pixel is alone). col holds 2 * k_h * k_w * in_c bytes. Pixels
+ * (counted over batches, rows and columns) from lim on are left to the direct loops: the
+ * caller may have placed col over their output bytes (see tc_conv_s8). */
+static void tc_conv_im2col(const tc_conv_geo_t *g, const int8_t *in, int8_t *out, int8_t *col,
+                           int32_t lim)
+{
+    const tc_conv_params_t *p = g->p;
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
     const int32_t K = p->k_h * p->k_w * C;
     const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
-    int8_t *col0 = p->col, *col1 = p->col + K;
-    int32_t n, oy, ox, oc;
+    int8_t *col0 = col, *col1 = col + K;
+    int32_t n, oy, ox, oc, idx = 0;
     for (n = 0; n < p->batches; n++) {
         const int8_t *img = in + n * H * W * C;
         for (oy = 0; oy < p->out_h; oy++) {
             const int32_t iy0 = oy * p->stride_h - p->pad_h;
             for (ox = 0; ox < p->out_w;) {
                 const int32_t ix0 = ox * p->stride_w - p->pad_w;
-                const int32_t nx = TC_CONV_PAIRS && ox + 1 < p->out_w ? 2 : 1;
+                const int32_t nx = TC_CONV_PAIRS && ox + 1 < p->out_w && idx + 1 < lim ? 2 : 1;
+                if (idx >= lim) {
+                    tc_conv_pixel(g, in, n, oy, ox, out);
+                    out += OC;
+                    ox++;
+                    idx++;
+                    continue;
+                }
                 tc_im2col(p, img, iy0, ix0, col0);
                 if (nx == 2) {
                     tc_im2col(p, img, iy0, ix0 + p->stride_w, col1);
                 }
-                for (oc = 0; oc + 1 < OC; oc += 2) {
+                for (oc = 0; TC_DSP && nx == 1 && oc + 3 < OC; oc += 4) {
+                    int32_t a[4], k;
+                    for (k = 0; k < 4; k++) {
+                        a[k] = p->bias_eff[oc + k];
+                    }
+                    tc_dot14_s8(col0, p->weights + oc * K, K, K, a);
+                    for (k = 0; k < 4; k++) {
+                        out[oc + k] =
+                            TC_OUT(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
+                    }
+                }
+                for (; oc + 1 < OC; oc += 2) {
                     const int8_t *w0 = p->weights + oc * K;
                     int32_t a[4];
                     a[0] = a[2] = p->bias_eff[oc];
                     a[1] = a[3] = p->bias_eff[oc + 1];
                     if (nx == 2) {
+#if TC_DSP
+                        if ((K & 7) == 0) {
+                            tc_dot22_x8_s8(col0, w0, K, K, a);
+                        } else {
+                            tc_dot22_s8(col0, col1, w0, w0 + K, K, a);
+                        }
+#else
                         tc_dot22_s8(col0, col1, w0, w0 + K, K, a);
-                        out[OC + oc] = tc_out_s8(a[2], p->mult[oc], p->shift[oc], oo, lo, hi);
+#endif
+                        out[OC + oc] = TC_OUT(a[2], p->mult[oc], p->shift[oc], oo, lo, hi);
                         out[OC + oc + 1] =
-                            tc_out_s8(a[3], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
+                            TC_OUT(a[3], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
                     } else {
                         tc_dot12_s8(col0, w0, w0 + K, K, a);
                     }
-                    out[oc] = tc_out_s8(a[0], p->mult[oc], p->shift[oc], oo, lo, hi);
-                    out[oc + 1] = tc_out_s8(a[1], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
+                    out[oc] = TC_OUT(a[0], p->mult[oc], p->shift[oc], oo, lo, hi);
+                    out[oc + 1] = TC_OUT(a[1], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
                 }
                 if (oc < OC) {
                     const int8_t *w = p->weights + oc * K;
-                    out[oc] = tc_out_s8(tc_dot_s8(col0, w, K, p->bias_eff[oc]), p->mult[oc],
+                    out[oc] = TC_OUT(tc_dot_s8(col0, w, K, p->bias_eff[oc]), p->mult[oc],
                                         p->shift[oc], oo, lo, hi);
                     if (nx == 2) {
-                        out[OC + oc] = tc_out_s8(tc_dot_s8(col1, w, K, p->bias_eff[oc]),
+                        out[OC + oc] = TC_OUT(tc_dot_s8(col1, w, K, p->bias_eff[oc]),
                                                  p->mult[oc], p->shift[oc], oo, lo, hi);
                     }
                 }
                 out += nx * OC;
                 ox += nx;
+                idx += nx;
             }
         }
     }
@@ -253,6 +448,11 @@ static void tc_conv_geo_init(tc_conv_geo_t *g, const tc_conv_params_t *p)
  * on input pixels >= i. A pixel (or pair) whose outputs miss every input byte still to be read
  * is computed straight into place with the ordinary interior routine; one whose outputs
  * overlap its own input is computed into tmp (out_c bytes) and copied. */
+#if TC_DSP
+#define TC_PW(g, x, nx, o) tc_conv_pw_run((g)->p, (x), (nx), (o))
+#else
+#define TC_PW(g, x, nx, o) tc_conv_interior((g), (x), (nx), (o))
+#endif
 static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out)
 {
     const tc_conv_params_t *p = g->p;
@@ -264,14 +464,14 @@ static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t 
         for (i = 0; i < N;) {
             if (TC_CONV_PAIRS && i + 1 < N && (i + 2) * OC <= i * C) {
                 /* both outputs below input pixel i */
-                tc_conv_interior(g, in + i * C, 2, out + i * OC);
+                TC_PW(g, in + i * C, 2, out + i * OC);
                 i += 2;
                 continue;
             }
             if ((i + 1) * OC <= i * C) {
-                tc_conv_interior(g, in + i * C, 1, out + i * OC);
+                TC_PW(g, in + i * C, 1, out + i * OC);
             } else {
-                tc_conv_interior(g, in + i * C, 1, tmp);
+                TC_PW(g, in + i * C, 1, tmp);
                 memcpy(out + i * OC, tmp, (size_t)OC);
             }
             i++;
@@ -280,20 +480,22 @@ static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t 
         for (i = N - 1; i >= 0;) {
             if (TC_CONV_PAIRS && i > 0 && (i - 1) * OC >= (i + 1) * C) {
                 /* pixels i - 1, i above input pixel i */
-                tc_conv_interior(g, in + (i - 1) * C, 2, out + (i - 1) * OC);
+                TC_PW(g, in + (i - 1) * C, 2, out + (i - 1) * OC);
                 i -= 2;
                 continue;
             }
             if (i * OC >= (i + 1) * C) {
-                tc_conv_interior(g, in + i * C, 1, out + i * OC);
+                TC_PW(g, in + i * C, 1, out + i * OC);
             } else {
-                tc_conv_interior(g, in + i * C, 1, tmp);
+                TC_PW(g, in + i * C, 1, tmp);
                 memcpy(out + i * OC, tmp, (size_t)OC);
             }
             i--;
         }
     }
 }
+
+#undef TC_PW
 
 /* k x k CONV_2D with out == in (stride 1, output size == input size, out_c <= in_c, no groups):
  * pixels in raster order, per image. The window of output (y, x) starts at input row y - pad_h,
@@ -357,11 +559,40 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         }
         return;
     }
-    if (p->col != 0 && p->groups == 1) {
-        tc_conv_im2col(p, in, out);
+    tc_conv_geo_init(&g, p);
+#if TC_DSP
+    if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->groups == 1) {
+        tc_conv_pw_run(p, in, p->batches * H * W, out);
         return;
     }
-    tc_conv_geo_init(&g, p);
+    if (p->k_h == 1 && p->k_w == 1 && p->groups == 1 && p->stride_w > 1) {
+        for (n = 0; n < p->batches; n++) {
+            for (oy = 0; oy < p->out_h; oy++) {
+                tc_conv_pw_strided_row(p, in + ((n * H + oy * p->stride_h) * W) * C, p->out_w,
+                                       out + ((n * p->out_h + oy) * p->out_w) * OC);
+            }
+        }
+        return;
+    }
+#endif
+    if (p->groups == 1 && p->col != 0) {
+        tc_conv_im2col(&g, in, out, p->col, INT32_MAX);
+        return;
+    }
+    if (p->groups == 1 && (p->k_h > 1 || p->k_w > 1)) {
+        /* No im2col scratch (refused by the planner): the output of the last t pixels (t * OC
+         * >= 2 * K bytes) is not written before those pixels are computed, and the output
+         * does not overlap the input outside in place, so the windows of all other pixels are
+         * copied there. Worth it for small windows with many pixels (a first layer over one or
+         * a few input channels), where the direct loops spend most of their time in borders
+         * and short rows. */
+        const int32_t K = p->k_h * p->k_w * C, npix = p->batches * p->out_h * p->out_w;
+        const int32_t t = (2 * K + OC - 1) / OC;
+        if (K <= TC_CONV_OUTCOL_MAX_K && 8 * t <= npix) {
+            tc_conv_im2col(&g, in, out, out + (npix - t) * OC, npix - t);
+            return;
+        }
+    }
     tc_interior(p->out_h, p->stride_h, p->pad_h, p->k_h, p->dil_h, H, &oy_lo, &oy_hi);
     tc_interior(p->out_w, p->stride_w, p->pad_w, p->k_w, p->dil_w, W, &ox_lo, &ox_hi);
     for (n = 0; n < p->batches; n++) {

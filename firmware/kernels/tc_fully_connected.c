@@ -18,6 +18,12 @@
 #include "tc_fully_connected.h"
 #include "tc_kernel_util.h"
 
+#if TC_DSP
+#define TC_OUT tc_out_s8_dsp
+#else
+#define TC_OUT tc_out_s8
+#endif
+
 void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t D = p->depth, OC = p->out_c, qs = p->per_channel ? 1 : 0;
@@ -32,36 +38,47 @@ void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
             a[0] = a[2] = p->bias_eff[oc];
             a[1] = a[3] = p->bias_eff[oc + 1];
             tc_dot22_s8(x0, x0 + D, w0, w0 + D, D, a);
-            o0[oc] = tc_out_s8(a[0], p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
+            o0[oc] = TC_OUT(a[0], p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
             o0[oc + 1] =
-                tc_out_s8(a[1], p->mult[(oc + 1) * qs], p->shift[(oc + 1) * qs], oo, lo, hi);
-            o0[OC + oc] = tc_out_s8(a[2], p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
+                TC_OUT(a[1], p->mult[(oc + 1) * qs], p->shift[(oc + 1) * qs], oo, lo, hi);
+            o0[OC + oc] = TC_OUT(a[2], p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
             o0[OC + oc + 1] =
-                tc_out_s8(a[3], p->mult[(oc + 1) * qs], p->shift[(oc + 1) * qs], oo, lo, hi);
+                TC_OUT(a[3], p->mult[(oc + 1) * qs], p->shift[(oc + 1) * qs], oo, lo, hi);
         }
         if (oc < OC) {
             const int8_t *w = p->weights + oc * D;
-            o0[oc] = tc_out_s8(tc_dot_s8(x0, w, D, p->bias_eff[oc]), p->mult[oc * qs],
+            o0[oc] = TC_OUT(tc_dot_s8(x0, w, D, p->bias_eff[oc]), p->mult[oc * qs],
                                p->shift[oc * qs], oo, lo, hi);
-            o0[OC + oc] = tc_out_s8(tc_dot_s8(x0 + D, w, D, p->bias_eff[oc]),
+            o0[OC + oc] = TC_OUT(tc_dot_s8(x0 + D, w, D, p->bias_eff[oc]),
                                     p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
         }
     }
     for (; b < p->batches; b++) {
         const int8_t *x = in + b * D;
         int8_t *o = out + b * OC;
-        for (oc = 0; oc + 1 < OC; oc += 2) {
+        for (oc = 0; TC_DSP && oc + 3 < OC; oc += 4) {
+            int32_t a[4], k;
+            for (k = 0; k < 4; k++) {
+                a[k] = p->bias_eff[oc + k];
+            }
+            tc_dot14_s8(x, p->weights + oc * D, D, D, a);
+            for (k = 0; k < 4; k++) {
+                o[oc + k] = TC_OUT(a[k], p->mult[(oc + k) * qs], p->shift[(oc + k) * qs], oo,
+                                      lo, hi);
+            }
+        }
+        for (; oc + 1 < OC; oc += 2) {
             const int8_t *w0 = p->weights + oc * D;
             int32_t a[2];
             a[0] = p->bias_eff[oc];
             a[1] = p->bias_eff[oc + 1];
             tc_dot12_s8(x, w0, w0 + D, D, a);
-            o[oc] = tc_out_s8(a[0], p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
+            o[oc] = TC_OUT(a[0], p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
             o[oc + 1] =
-                tc_out_s8(a[1], p->mult[(oc + 1) * qs], p->shift[(oc + 1) * qs], oo, lo, hi);
+                TC_OUT(a[1], p->mult[(oc + 1) * qs], p->shift[(oc + 1) * qs], oo, lo, hi);
         }
         if (oc < OC) {
-            o[oc] = tc_out_s8(tc_dot_s8(x, p->weights + oc * D, D, p->bias_eff[oc]),
+            o[oc] = TC_OUT(tc_dot_s8(x, p->weights + oc * D, D, p->bias_eff[oc]),
                               p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
         }
     }

@@ -1,0 +1,177 @@
+"""The CONV_2D / FULLY_CONNECTED fast paths of the Cortex-M4/M7 builds (issue 11), bit-exact
+with TFLM in every layer under QEMU: they are only compiled for cores with the DSP extension,
+so the host tests never run them.
+
+Paths and the models that reach them (written here with the flatbuffer writer, per-tensor
+quantization, random weights; shapes chosen for the edge cases: channel counts not a multiple
+of 4, odd widths and pixel counts, padding, strides 1 and 2, depths not a multiple of 8):
+
+- ``tc_dot22_s8``'s assembly loop (two pixels x two channels sharing one offset): im2col pairs,
+  pointwise pairs, FC with two or more rows;
+- ``tc_dot14_s8`` (one pixel x four channels): lone im2col pixels, the k x k in-place ring
+  (one pixel at a time), in-place pointwise pixels through the temp, FC with one row;
+- ``tc_conv_pw_run`` (pointwise, stride 1): ordinary, and in place forwards / through the temp /
+  backwards; ``tc_conv_pw_strided_row`` (pointwise, strides 2 and 3);
+- im2col into the output's tail when the planner refuses the im2col scratch (a first layer
+  over one or three channels, at the SRAM peak), with the last pixels by the direct loops.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tflite
+from modelgen.tflite_writer import Node, T, write
+
+from tinycompile import api
+from tinycompile.ops import DEFAULT_CHOICE
+
+BOARDS = ["stm32f407", "stm32f746"]  # Cortex-M4, Cortex-M7
+ACT = {"NONE": 0, "RELU": 1, "RELU6": 3}
+
+
+def _conv_opts(stride: int, padding: str, act: str):
+    def w(b) -> int:
+        tflite.Conv2DOptionsStart(b)
+        tflite.Conv2DOptionsAddPadding(b, getattr(tflite.Padding, padding))
+        tflite.Conv2DOptionsAddStrideW(b, stride)
+        tflite.Conv2DOptionsAddStrideH(b, stride)
+        tflite.Conv2DOptionsAddDilationWFactor(b, 1)
+        tflite.Conv2DOptionsAddDilationHFactor(b, 1)
+        tflite.Conv2DOptionsAddFusedActivationFunction(b, ACT[act])
+        return tflite.Conv2DOptionsEnd(b)
+
+    return w
+
+
+def _fc_opts(act: str):
+    def w(b) -> int:
+        tflite.FullyConnectedOptionsStart(b)
+        tflite.FullyConnectedOptionsAddFusedActivationFunction(b, ACT[act])
+        return tflite.FullyConnectedOptionsEnd(b)
+
+    return w
+
+
+class _Net:
+    """A chain of CONV_2D / FULLY_CONNECTED layers with per-tensor int8 quantization; output
+    scales follow the accumulators' spread so outputs use the int8 range."""
+
+    def __init__(self, shape: tuple[int, ...], seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.tensors = [T("x", shape, quant=(0.05, -3))]
+        self.nodes: list[Node] = []
+        self.cur = 0
+        self.saved: list[int] = []
+
+    def _layer(self, kind, wshape, out_shape, opts_name, opts, k: int) -> None:
+        in_s, in_zp = self.tensors[self.cur].quant
+        w_s = 0.02
+        w = self.rng.integers(-127, 128, wshape).astype(np.int8)
+        oc = wshape[0]
+        b_s = float(np.float32(np.float32(in_s) * np.float32(w_s)))
+        bias = self.rng.integers(-3000, 3000, oc).astype(np.int32)
+        acc_std = np.sqrt(k) * 60.0 * 73.0
+        out_q = (float(np.float32(in_s * w_s * acc_std / 45.0)), int(self.rng.integers(-20, 20)))
+        n = len(self.tensors)
+        self.tensors += [
+            T(f"w{n}", wshape, quant=(w_s, 0), data=w),
+            T(f"b{n}", (oc,), "int32", quant=(b_s, 0), data=bias),
+            T(f"y{n}", out_shape, quant=out_q),
+        ]
+        self.nodes.append(Node(kind, [self.cur, n, n + 1], [n + 2], opts_name, opts))
+        self.cur = n + 2
+
+    def conv(self, oc: int, k, stride: int = 1, padding: str = "SAME", act: str = "NONE"):
+        _, h, w, c = self.tensors[self.cur].shape
+        kh, kw = (k, k) if isinstance(k, int) else k
+        if padding == "SAME":
+            oh, ow = -(-h // stride), -(-w // stride)
+        else:
+            oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
+        self._layer(
+            "CONV_2D", (oc, kh, kw, c), (1, oh, ow, oc), "Conv2DOptions",
+            _conv_opts(stride, padding, act), kh * kw * c,
+        )  # fmt: skip
+        return self
+
+    def fc(self, oc: int, act: str = "NONE"):
+        shape = self.tensors[self.cur].shape
+        depth = shape[-1]
+        rows = int(np.prod(shape[:-1]))
+        out = (rows, oc) if rows > 1 else (1, oc)
+        self._layer(
+            "FULLY_CONNECTED", (oc, depth), out, "FullyConnectedOptions", _fc_opts(act), depth
+        )
+        return self
+
+    def save(self, path: Path) -> Path:
+        path.write_bytes(write(self.tensors, self.nodes, [0], [self.cur]))
+        return path
+
+
+def _nets() -> dict[str, _Net]:
+    return {
+        # first layers over 1 and 3 channels at the SRAM peak (im2col scratch refused: windows
+        # copied into the output's tail), odd widths, stride 2 and 1, SAME and VALID; then k x k
+        # convolutions whose im2col scratch is kept (pairs and lone pixels, 6 and 7 channels)
+        "first_c1": _Net((1, 21, 9, 1), 1).conv(10, (5, 3), 2, act="RELU").conv(6, 3, 2),
+        "first_c3": _Net((1, 15, 13, 3), 2).conv(8, 3, 1, act="RELU6").conv(7, 2, 2, "VALID"),
+        # pointwise: in place shrinking (forwards), equal (every pixel through the temp: one
+        # pixel x four channels), growing (backwards); then ordinary (stride 2 through the
+        # direct loops, stride 1 pairs); odd pixel counts, channel counts 13, 7, 18, 9, 11
+        "pointwise": _Net((1, 5, 7, 13), 3)
+        .conv(7, 1)
+        .conv(7, 1, act="RELU")
+        .conv(18, 1, act="RELU6")
+        .conv(9, 1)
+        .conv(13, 1, 2)
+        .conv(11, 1),
+        # pointwise stride 1 out of place (15 pixels: seven pairs and a lone pixel), then a
+        # k x k stride-2 layer at the peak (output-tail im2col, K = 99 > 64: direct loops)
+        "pw_plain": _Net((1, 3, 5, 9), 7).conv(11, 1, act="RELU").conv(6, 3, 2),
+        # pointwise strides 2 and 3: pixel pairs x channel pairs (oc, oc + s), a lone last
+        # pixel (width 5), channels beyond the last block of 2s (10 = 8 + 2, 7 = 6 + 1)
+        "pw_strided": _Net((1, 5, 9, 6), 8).conv(10, 1, 2, act="RELU").conv(7, 1, 3),
+        # k x k in place (stride 1, SAME, out_c <= in_c): the output ring, one pixel at a time
+        "ring": _Net((1, 7, 9, 12), 4).conv(12, 3, act="RELU").conv(10, 3).conv(5, (3, 5)),
+        # FULLY_CONNECTED: one row (four outputs per pass, then a pair and a single), three rows
+        # (pairs of rows, then one), depths 37 and 9
+        "fc_row": _Net((1, 37), 5).fc(11, "RELU").fc(9).fc(7),
+        "fc_rows": _Net((3, 37), 6).fc(10, "RELU6").fc(9),
+    }
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize("board", BOARDS)
+@pytest.mark.parametrize("name", sorted(_nets()))
+def test_fast_paths_match_tflm(name: str, board: str, tmp_path: Path) -> None:
+    path = _nets()[name].save(tmp_path / f"{name}.tflite")
+    r = api.compare(path, board=board, n=6, layers=True)
+    assert r.ok, str(r)
+
+
+def test_models_reach_the_paths(tmp_path: Path) -> None:
+    """The planner gives each model the choices the docstring relies on: first layers without
+    their im2col scratch (and one later k x k layer with it), the pointwise and ring layers in
+    place."""
+    want = {
+        "first_c1": [(False, False), (False, False)],
+        "first_c3": [(False, False), (False, True)],
+        "pointwise": [(True, True)] * 4 + [(False, True), (True, True)],
+        "pw_plain": [(False, True), (False, False)],
+        "ring": [(True, True)] * 3,
+    }
+    for name, net in _nets().items():
+        p = api.plan(net.save(tmp_path / f"{name}.tflite"))
+        got = [
+            (
+                p.choices.get(i, DEFAULT_CHOICE).in_place,
+                p.choices.get(i, DEFAULT_CHOICE).use_scratch,
+            )
+            for i in p.order
+        ]
+        if name in want:
+            assert got == want[name], (name, got)
