@@ -9,8 +9,10 @@ windows copied to the stack and read in place, im2col scratch, grouped convoluti
 the portable path), depth multipliers 2 and 3, FC with odd sizes, several rows, per-tensor and
 per-channel quantization, both in-place layouts.
 
-The requantization tc_requant_m0 is checked on the host against tc_requant (its portable C
-form; the Thumb-1 form sums the same four products, exercised by every model above)."""
+The requantization tc_requant16 (tc_qmath.h's tc_requant on ARMv6-M) is checked on the host
+against tc_requant64 (the 64-bit form every other core runs), with the portable C form of its
+four-product sum; the Thumb-1 form sums the same four products and is exercised by every model
+above."""
 
 from __future__ import annotations
 
@@ -69,7 +71,7 @@ static uint32_t rnd(void) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return (uin
 
 static int check(int32_t x, int32_t m, int32_t sh)
 {
-    int32_t a = tc_requant(x, m, sh), b = tc_requant_m0(x, m, sh);
+    int32_t a = tc_requant64(x, m, sh), b = tc_requant16(x, m, sh);
     if (a != b) {
         printf("x=%ld m=%ld shift=%ld: %ld != %ld\n", (long)x, (long)m, (long)sh, (long)a,
                (long)b);

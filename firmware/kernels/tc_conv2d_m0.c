@@ -5,7 +5,7 @@
  * Same arithmetic as tc_conv2d.c (TFLM's reference ConvPerChannel): interior windows are pure
  * int8 dot products from bias_eff, border windows bias + sum((x + in_offset) * w) over their
  * valid taps (or, im2col, windows copied with the input zero point in the padding), then
- * tc_requant (here tc_requant_m0, identical: tc_m0.h), output zero point, clamp. The int32 sums
+ * tc_requant (on ARMv6-M tc_qmath.h's tc_requant16), output zero point, clamp. The int32 sums
  * are the same sums in another order (wrapping int32 addition commutes). Loops are organised
  * for ARMv6-M:
  *   - one output pixel at a time, four output channels per pass sharing each input load
@@ -13,7 +13,7 @@
  *     into accumulators kept in r8-r11, one index register counting up to zero);
  *   - no division; windows of at most TC_CONV_M0_WIN bytes (few input channels) copied to the
  *     stack with the zero point in the padding, so each four channels take one dot product;
- *   - tc_requant_m0 instead of the 64x64-bit multiply.
+ *   - tc_requant is tc_requant16 here (tc_qmath.h): no 64x64-bit multiply.
  * Handled here: groups == 1 (direct, im2col, and both in-place layouts of tc_conv2d.h, with the
  * same scratch). Grouped convolutions return 0 and take the portable path.
  */

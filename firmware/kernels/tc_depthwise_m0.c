@@ -3,7 +3,7 @@
  *
  * Same arithmetic as tc_depthwise.c (TFLM's reference DepthwiseConvPerChannel): interior
  * windows are pure int8 dot products from bias_eff, border windows bias + sum((x + in_offset)
- * * w) over their valid taps, then tc_requant (here tc_requant_m0, identical: tc_m0.h), output
+ * * w) over their valid taps, then tc_requant (on ARMv6-M tc_qmath.h's tc_requant16), output
  * zero point, clamp. What differs is only what ARMv6-M pays for:
  *   - no division anywhere (ARMv6-M has no divide instruction; the portable border path's tap
  *     ranges call __aeabi_idiv per pixel): tap ranges by comparison, input channels of a depth
@@ -15,7 +15,7 @@
  *   - 3x3 windows at stride 1: two horizontally adjacent interior pixels per pass, each row's
  *     four inputs and three weights loaded once for both (tc_m0_dw3x3_pair, Thumb-1); other
  *     interior 3x3 windows unrolled with the taps' weights at fixed offsets;
- *   - the requantization without the 64x64-bit multiply (tc_requant_m0).
+ *   - tc_requant is tc_requant16 here (tc_qmath.h): no 64x64-bit multiply.
  * Weights: the compiler's blocks of four channels, [ceil(out_c / 4)][k_h][k_w][4]
  * (tc_depthwise.h), unchanged.
  */

@@ -2,7 +2,7 @@
  * entered from tc_fc_s8 in tc_fully_connected.c on __ARM_ARCH_6M__).
  *
  * Same arithmetic as tc_fully_connected.c (TFLM's reference FullyConnected): per output the
- * int8 dot product from bias_eff, then tc_requant (here tc_requant_m0, identical: tc_m0.h),
+ * int8 dot product from bias_eff, then tc_requant (on ARMv6-M tc_qmath.h's tc_requant16),
  * output zero point, clamp. Four output channels per pass share each input load
  * (tc_m0_dot14, tc_conv2d_m0.c); the last out_c % 4 channels one at a time.
  */
