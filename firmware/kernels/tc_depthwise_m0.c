@@ -12,9 +12,10 @@
  *     channels, output pixels in raster order, each pixel's outputs stored either straight to
  *     the output or (in place) to the ring slot of tc_depthwise.h, copied out byte by byte
  *     when the ring is full (no memcpy call for four bytes);
- *   - 3x3 windows at stride 1: two horizontally adjacent interior pixels per pass, each row's
- *     four inputs and three weights loaded once for both (tc_m0_dw3x3_pair, Thumb-1); other
- *     interior 3x3 windows unrolled with the taps' weights at fixed offsets;
+ *   - 3x3 windows at stride 1: two horizontally adjacent pixels per pass, each row's four
+ *     inputs and three weights loaded once for both (tc_m0_dw3x3_pair, Thumb-1); border
+ *     pixels of such layers through a copy of their taps with the input zero point outside
+ *     the image (tc_dw_m0_window); other interior 3x3 windows unrolled;
  *   - tc_requant is tc_requant16 here (tc_qmath.h): no 64x64-bit multiply.
  * Weights: the compiler's blocks of four channels, [ceil(out_c / 4)][k_h][k_w][4]
  * (tc_depthwise.h), unchanged.
@@ -229,6 +230,40 @@ static void tc_dw_m0_pair(const tc_dw_m0_q_t *q, const int8_t *x, const int8_t *
     }
 }
 
+/* Copy of the 3 x ncols taps whose top-left is input (iy0, ix0) (rows dil_h apart, columns
+ * adjacent), four bytes per tap: output channel c0 + c's input (icc[c]) or, outside the image,
+ * the input zero point, which adds w * (zero_point + in_offset) = 0 with bias_eff, like the
+ * reference's skipped tap. */
+static void tc_dw_m0_window(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
+                            int32_t ix0, int32_t ncols, int32_t c0, int32_t cn, const int32_t *icc,
+                            int8_t *win)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c;
+    const int8_t zp = (int8_t)(-p->in_offset);
+    const int four = cn == 4 && p->depth_mult == 1; /* four adjacent input channels */
+    int32_t ky, kx, c;
+    for (ky = 0; ky < 3; ky++) {
+        const int32_t iy = iy0 + ky * p->dil_h;
+        const int row_in = iy >= 0 && iy < H;
+        const int8_t *x = img + (iy * W + ix0) * C;
+        for (kx = 0; kx < ncols; kx++, win += 4, x += C) {
+            const int32_t ix = ix0 + kx;
+            if (!row_in || ix < 0 || ix >= W) {
+                win[0] = win[1] = win[2] = win[3] = zp;
+            } else if (four) {
+                win[0] = x[c0];
+                win[1] = x[c0 + 1];
+                win[2] = x[c0 + 2];
+                win[3] = x[c0 + 3];
+            } else {
+                for (c = 0; c < cn; c++) {
+                    win[c] = x[icc[c]];
+                }
+            }
+        }
+    }
+}
+
 void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, DM = p->depth_mult;
@@ -241,6 +276,7 @@ void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     /* two pixels per pass: 3x3, stride 1 and dilation 1 along the row (tc_m0_dw3x3_pair) */
     const int pairs = KH == 3 && KW == 3 && sw == 1 && dw == 1;
     int8_t *const ring_end = inplace ? p->tmp + 4 * R : p->tmp;
+    static const int32_t ident[4] = {0, 1, 2, 3};
     tc_dw_m0_q_t q;
     int32_t n, c0, ic0 = 0, m0 = 0;
     q.p = p;
@@ -287,11 +323,18 @@ void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                     } else {
                         o = dst + i * OC + c0;
                     }
-                    if (pairs && ky1 - ky0 == 3 && ix0 >= 0 && ox + 1 < OW && ix0 + 3 < W) {
-                        /* this pixel and the next, both interior; the next one's ring slot is
-                         * emptied only after this one has read its whole window */
+                    if (pairs && ox + 1 < OW) {
+                        /* this pixel and the next; the next one's ring slot is emptied only
+                         * after this one has read its whole window */
                         int8_t ob[4];
-                        tc_dw_m0_pair(&q, img + (iy0 * W + ix0) * C, wb, c0, cn, icc, xs, rs, o, ob);
+                        if (ky1 - ky0 == 3 && ix0 >= 0 && ix0 + 3 < W) {
+                            tc_dw_m0_pair(&q, img + (iy0 * W + ix0) * C, wb, c0, cn, icc, xs, rs,
+                                          o, ob);
+                        } else { /* a border: through a copy of the 3 x 4 taps */
+                            int8_t win[3 * 4 * 4];
+                            tc_dw_m0_window(p, img, iy0, ix0, 4, c0, cn, icc, win);
+                            tc_dw_m0_pair(&q, win, wb, c0, cn, ident, 4, 16, o, ob);
+                        }
                         ox++;
                         i++;
                         if (inplace) {
@@ -315,6 +358,10 @@ void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                     } else if (ky1 - ky0 == KH && kx1 - kx0 == KW) {
                         tc_dw_m0_pixel(&q, img + (iy0 * W + ix0) * C, wb, c0, cn, KH, KW, icc, xs,
                                        rs, o);
+                    } else if (pairs) { /* a border: through a copy of the 3 x 3 taps */
+                        int8_t win[3 * 3 * 4];
+                        tc_dw_m0_window(p, img, iy0, ix0, 3, c0, cn, icc, win);
+                        tc_dw_m0_pixel(&q, win, wb, c0, cn, 3, 3, ident, 4, 12, o);
                     } else {
                         tc_dw_m0_pixel_border(
                             &q, img + ((iy0 + ky0 * dh) * W + ix0 + kx0 * dw) * C,
