@@ -121,6 +121,15 @@ void tc_m0_dot14(const int8_t *x, const int8_t *w, int32_t ws, int32_t n, int32_
 }
 #endif
 
+void tc_m0_out4(const int32_t *a, const int32_t *mult, const int32_t *shift, int32_t oo,
+                int32_t lo, int32_t hi, int8_t *o)
+{
+    int32_t k;
+    for (k = 0; k < 4; k++) {
+        o[k] = tc_out_s8_m0(a[k], mult[k], shift[k], oo, lo, hi);
+    }
+}
+
 /* ---------------------------------------------------------------------- convolution */
 
 /* Per-call constants (groups == 1). */
@@ -141,13 +150,15 @@ static void tc_conv_m0_pixel(const tc_conv_m0_geo_t *g, const int8_t *org, int8_
     const int32_t OC = p->out_c, KH = g->kh, KW = p->k_w, C = p->in_c, ws = g->wstride;
     const int32_t seg = g->seg, nseg = g->nseg, rstep = g->rstep, xstep = g->xstep;
     const int32_t oo = p->out_offset, lo = p->act_min, hi = p->act_max;
-    int32_t oc, ky, s, k;
+    int32_t oc, ky, s;
     for (oc = 0; oc + 3 < OC; oc += 4) {
         const int8_t *w = p->weights + oc * ws;
+        const int32_t *be = p->bias_eff + oc;
         int32_t a[4];
-        for (k = 0; k < 4; k++) {
-            a[k] = p->bias_eff[oc + k];
-        }
+        a[0] = be[0];
+        a[1] = be[1];
+        a[2] = be[2];
+        a[3] = be[3];
         if (nseg == 1 && KH == 1) {
             tc_m0_dot14(org, w, ws, seg, a);
         } else {
@@ -157,9 +168,7 @@ static void tc_conv_m0_pixel(const tc_conv_m0_geo_t *g, const int8_t *org, int8_
                 }
             }
         }
-        for (k = 0; k < 4; k++) {
-            out[oc + k] = tc_out_s8_m0(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
-        }
+        tc_m0_out4(a, p->mult + oc, p->shift + oc, oo, lo, hi, out + oc);
     }
     for (; oc < OC; oc++) {
         const int8_t *w = p->weights + oc * ws;

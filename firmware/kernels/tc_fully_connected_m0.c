@@ -20,14 +20,19 @@ void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
         const int8_t *x = in + b * D;
         int8_t *o = out + b * OC;
         for (oc = 0; oc + 3 < OC; oc += 4) {
+            const int32_t *be = p->bias_eff + oc;
             int32_t a[4];
-            for (k = 0; k < 4; k++) {
-                a[k] = p->bias_eff[oc + k];
-            }
+            a[0] = be[0];
+            a[1] = be[1];
+            a[2] = be[2];
+            a[3] = be[3];
             tc_m0_dot14(x, p->weights + oc * D, D, D, a);
-            for (k = 0; k < 4; k++) {
-                o[oc + k] = tc_out_s8_m0(a[k], p->mult[(oc + k) * qs], p->shift[(oc + k) * qs],
-                                         oo, lo, hi);
+            if (qs) {
+                tc_m0_out4(a, p->mult + oc, p->shift + oc, oo, lo, hi, o + oc);
+            } else {
+                for (k = 0; k < 4; k++) {
+                    o[oc + k] = tc_out_s8_m0(a[k], p->mult[0], p->shift[0], oo, lo, hi);
+                }
             }
         }
         for (; oc < OC; oc++) {

@@ -33,4 +33,10 @@ TC_INLINE int8_t tc_out_s8_m0(int32_t acc, int32_t mult, int32_t shift, int32_t 
     return (int8_t)tc_clamp(tc_requant(acc, mult, shift) + off, lo, hi);
 }
 
+/* tc_conv2d_m0.c: o[k] = tc_out_s8_m0(a[k], mult[k], shift[k], oo, lo, hi) for k < 4. Out of
+ * line: in the callers' loops ARMv6-M's eight low registers are taken and the requantization
+ * would spill. */
+void tc_m0_out4(const int32_t *a, const int32_t *mult, const int32_t *shift, int32_t oo,
+                int32_t lo, int32_t hi, int8_t *o);
+
 #endif /* TC_M0_H */
