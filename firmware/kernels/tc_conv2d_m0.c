@@ -193,9 +193,11 @@ static void tc_conv_m0_pixel(const tc_conv_m0_geo_t *g, const int8_t *org, int8_
 
 /* One output pixel whose window leaves the image, window read in place: every tap is one dot
  * product of in_c values, taps outside the image over a run of the input zero point (adding
- * w * zero_point, which with bias_eff's in_offset * w gives 0: the reference's skipped tap). */
-static void tc_conv_m0_border(const tc_conv_m0_geo_t *g, const int8_t *img, int32_t oy,
-                              int32_t ox, int8_t *out)
+ * w * zero_point, which with bias_eff's in_offset * w gives 0: the reference's skipped tap).
+ * Out of line, so its zero-point buffer stays off the common path's stack. */
+static __attribute__((noinline)) void tc_conv_m0_border(const tc_conv_m0_geo_t *g,
+                                                        const int8_t *img, int32_t oy,
+                                                        int32_t ox, int8_t *out)
 {
     const tc_conv_params_t *p = g->p;
     const int32_t W = p->in_w, H = p->in_h, C = p->in_c, KW = p->k_w, OC = p->out_c;
