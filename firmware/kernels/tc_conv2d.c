@@ -35,6 +35,7 @@
 
 #include "tc_conv2d.h"
 #include "tc_kernel_util.h"
+#include "tc_m0.h"
 
 #if TC_DSP
 #define TC_OUT tc_out_s8_dsp
@@ -550,6 +551,11 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
     tc_conv_geo_t g;
     int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, oy, ox;
+#if defined(__ARM_ARCH_6M__)
+    if (tc_conv_s8_m0(p, in, out)) { /* tc_conv2d_m0.c (groups == 1) */
+        return;
+    }
+#endif
     if (p->inplace && in == out) {
         tc_conv_geo_init(&g, p);
         if (p->k_h == 1 && p->k_w == 1) {

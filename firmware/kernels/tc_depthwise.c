@@ -18,6 +18,7 @@
 
 #include "tc_depthwise.h"
 #include "tc_kernel_util.h"
+#include "tc_m0.h"
 
 /* Weights come re-laid-out by the compiler in blocks of four output channels:
  * [out_c / 4 (rounded up)][k_h][k_w][4], the last block zero-padded. Within a block the four
@@ -244,6 +245,10 @@ void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
     int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, oy, ox;
+#if defined(__ARM_ARCH_6M__)
+    tc_dwconv_s8_m0(p, in, out); /* tc_depthwise_m0.c */
+    return;
+#endif
     if (p->inplace && in == out) {
         tc_dwconv_inplace(p, in, out);
         return;

@@ -17,6 +17,7 @@
 
 #include "tc_fully_connected.h"
 #include "tc_kernel_util.h"
+#include "tc_m0.h"
 
 #if TC_DSP
 #define TC_OUT tc_out_s8_dsp
@@ -29,6 +30,10 @@ void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
     const int32_t D = p->depth, OC = p->out_c, qs = p->per_channel ? 1 : 0;
     const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
     int32_t b = 0, oc;
+#if defined(__ARM_ARCH_6M__)
+    tc_fc_s8_m0(p, in, out); /* tc_fully_connected_m0.c */
+    return;
+#endif
     for (; b + 1 < p->batches; b += 2) {
         const int8_t *x0 = in + b * D;
         int8_t *o0 = out + b * OC;

@@ -1,0 +1,402 @@
+/* tinycompile runtime: CONV_2D, int8, the ARMv6-M (Cortex-M0/M0+) path (tc_conv_s8_m0, entered
+ * from tc_conv_s8 in tc_conv2d.c on __ARM_ARCH_6M__), and the four-channel dot product
+ * tc_m0_dot14 it shares with FULLY_CONNECTED (tc_fully_connected_m0.c).
+ *
+ * Same arithmetic as tc_conv2d.c (TFLM's reference ConvPerChannel): interior windows are pure
+ * int8 dot products from bias_eff, border windows bias + sum((x + in_offset) * w) over their
+ * valid taps (or, im2col, windows copied with the input zero point in the padding), then
+ * tc_requant (on ARMv6-M tc_qmath.h's tc_requant16), output zero point, clamp. The int32 sums
+ * are the same sums in another order (wrapping int32 addition commutes). Loops are organised
+ * for ARMv6-M:
+ *   - one output pixel at a time, four output channels per pass sharing each input load
+ *     (tc_m0_dot14: per element one LDRSB of the input, four of weights, four MULS, four ADDs
+ *     into accumulators kept in r8-r11, one index register counting up to zero);
+ *   - no division; windows of at most TC_CONV_M0_WIN bytes (few input channels) copied to the
+ *     stack with the zero point in the padding, so each four channels take one dot product;
+ *   - tc_requant is tc_requant16 here (tc_qmath.h): no 64x64-bit multiply.
+ * Handled here: groups == 1 (direct, im2col, and both in-place layouts of tc_conv2d.h, with the
+ * same scratch). Grouped convolutions return 0 and take the portable path.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "tc_conv2d.h"
+#include "tc_m0.h"
+
+/* ------------------------------------------------------------- four-channel dot product */
+
+#if defined(__ARM_ARCH_6M__)
+/* a[k] += sum_{i < n} x[i] * w[k * ws + i], k = 0..3 (n >= 0), two elements per loop pass
+ * (14.5 instructions per element, 4 MACs). Naked: the body is the whole
+ * function (AAPCS: x, w, ws, n in r0-r3, a on the stack), so it can use all eight low
+ * registers and keep the four accumulators in r8-r11. */
+#define TC_M0_ARG __attribute__((unused))
+/* One element of tc_m0_dot14: r0 x, r1/r5/r6/r7 the four weight rows (all at their ends),
+ * r3 the index counting up to zero, r8-r11 the sums. */
+#define TC_M0_DOT14_ELEM                                                                        \
+    "ldrsb r2, [r0, r3]\n\t"                                                                    \
+    "ldrsb r4, [r1, r3]\n\t"                                                                    \
+    "muls r4, r2\n\t"                                                                           \
+    "add r8, r4\n\t"                                                                            \
+    "ldrsb r4, [r5, r3]\n\t"                                                                    \
+    "muls r4, r2\n\t"                                                                           \
+    "add r9, r4\n\t"                                                                            \
+    "ldrsb r4, [r6, r3]\n\t"                                                                    \
+    "muls r4, r2\n\t"                                                                           \
+    "add r10, r4\n\t"                                                                           \
+    "ldrsb r4, [r7, r3]\n\t"                                                                    \
+    "muls r4, r2\n\t"                                                                           \
+    "add r11, r4\n\t"                                                                           \
+    "adds r3, #1\n\t"
+__attribute__((naked)) void tc_m0_dot14(const int8_t *x TC_M0_ARG, const int8_t *w TC_M0_ARG,
+                                        int32_t ws TC_M0_ARG, int32_t n TC_M0_ARG,
+                                        int32_t *a TC_M0_ARG)
+{
+    __asm__(".syntax unified\n\t"
+            "push {r4, r5, r6, r7, lr}\n\t"
+            "mov r4, r8\n\t"
+            "mov r5, r9\n\t"
+            "mov r6, r10\n\t"
+            "mov r7, r11\n\t"
+            "push {r4, r5, r6, r7}\n\t"
+            "cmp r3, #0\n\t"
+            "ble 2f\n\t"
+            "ldr r4, [sp, #36]\n\t" /* a */
+            "ldr r5, [r4, #0]\n\t"
+            "mov r8, r5\n\t"
+            "ldr r5, [r4, #4]\n\t"
+            "mov r9, r5\n\t"
+            "ldr r5, [r4, #8]\n\t"
+            "mov r10, r5\n\t"
+            "ldr r5, [r4, #12]\n\t"
+            "mov r11, r5\n\t"
+            "adds r0, r0, r3\n\t" /* every stream at its end, index -n .. -1 */
+            "adds r1, r1, r3\n\t"
+            "adds r5, r1, r2\n\t"
+            "adds r6, r5, r2\n\t"
+            "adds r7, r6, r2\n\t"
+            "negs r3, r3\n\t"
+            "lsls r4, r3, #31\n\t" /* n odd: enter at the second element of a pair */
+            "bne 3f\n"
+            "1:\n\t"
+            TC_M0_DOT14_ELEM
+            "3:\n\t"
+            TC_M0_DOT14_ELEM
+            "bne 1b\n\t"
+            "ldr r4, [sp, #36]\n\t"
+            "mov r5, r8\n\t"
+            "str r5, [r4, #0]\n\t"
+            "mov r5, r9\n\t"
+            "str r5, [r4, #4]\n\t"
+            "mov r5, r10\n\t"
+            "str r5, [r4, #8]\n\t"
+            "mov r5, r11\n\t"
+            "str r5, [r4, #12]\n"
+            "2:\n\t"
+            "pop {r4, r5, r6, r7}\n\t"
+            "mov r8, r4\n\t"
+            "mov r9, r5\n\t"
+            "mov r10, r6\n\t"
+            "mov r11, r7\n\t"
+            "pop {r4, r5, r6, r7, pc}\n\t"
+            ".syntax divided");
+}
+#else
+/* The same sums in C (other cores never call it; kept so the file builds and reads the same
+ * everywhere). */
+void tc_m0_dot14(const int8_t *x, const int8_t *w, int32_t ws, int32_t n, int32_t *a)
+{
+    int32_t i, a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    for (i = 0; i < n; i++) {
+        const int32_t v = x[i];
+        a0 += v * w[i];
+        a1 += v * w[ws + i];
+        a2 += v * w[2 * ws + i];
+        a3 += v * w[3 * ws + i];
+    }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    a[3] = a3;
+}
+#endif
+
+void tc_m0_out4(const int32_t *a, const int32_t *mult, const int32_t *shift, int32_t oo,
+                int32_t lo, int32_t hi, int8_t *o)
+{
+    int32_t k;
+    for (k = 0; k < 4; k++) {
+        o[k] = tc_out_s8_m0(a[k], mult[k], shift[k], oo, lo, hi);
+    }
+}
+
+/* ---------------------------------------------------------------------- convolution */
+
+/* Per-call constants (groups == 1). */
+typedef struct {
+    const tc_conv_params_t *p;
+    int32_t wstride;   /* weights per output channel */
+    int32_t kh;        /* filter rows (1 for an im2col copy: one run of wstride values) */
+    int32_t rstep;     /* input step between filter rows */
+    int32_t xstep;     /* input step between filter columns */
+    int32_t seg, nseg; /* a filter row: nseg contiguous runs of seg values */
+} tc_conv_m0_geo_t;
+
+/* All out_c outputs of one pixel whose window lies inside the image (or is an im2col copy):
+ * org at the window's first tap, rows rstep apart, a row nseg runs of seg values xstep apart. */
+static void tc_conv_m0_pixel(const tc_conv_m0_geo_t *g, const int8_t *org, int8_t *out)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t OC = p->out_c, KH = g->kh, KW = p->k_w, C = p->in_c, ws = g->wstride;
+    const int32_t seg = g->seg, nseg = g->nseg, rstep = g->rstep, xstep = g->xstep;
+    const int32_t oo = p->out_offset, lo = p->act_min, hi = p->act_max;
+    int32_t oc, ky, s;
+    for (oc = 0; oc + 3 < OC; oc += 4) {
+        const int8_t *w = p->weights + oc * ws;
+        const int32_t *be = p->bias_eff + oc;
+        int32_t a[4];
+        a[0] = be[0];
+        a[1] = be[1];
+        a[2] = be[2];
+        a[3] = be[3];
+        if (nseg == 1 && KH == 1) {
+            tc_m0_dot14(org, w, ws, seg, a);
+        } else {
+            for (ky = 0; ky < KH; ky++) {
+                for (s = 0; s < nseg; s++) {
+                    tc_m0_dot14(org + ky * rstep + s * xstep, w + (ky * KW + s) * C, ws, seg, a);
+                }
+            }
+        }
+        tc_m0_out4(a, p->mult + oc, p->shift + oc, oo, lo, hi, out + oc);
+    }
+    for (; oc < OC; oc++) {
+        const int8_t *w = p->weights + oc * ws;
+        int32_t acc = p->bias_eff[oc], i;
+        for (ky = 0; ky < KH; ky++) {
+            for (s = 0; s < nseg; s++) {
+                const int8_t *x = org + ky * rstep + s * xstep, *wr = w + (ky * KW + s) * C;
+                for (i = 0; i < seg; i++) {
+                    acc += x[i] * wr[i];
+                }
+            }
+        }
+        out[oc] = tc_out_s8_m0(acc, p->mult[oc], p->shift[oc], oo, lo, hi);
+    }
+}
+
+/* Windows of at most this many bytes are copied to the stack (tc_conv_m0_im2col) and
+ * reduced with one dot product per four channels; larger ones are read in place. */
+#define TC_CONV_M0_WIN 128
+/* Bytes of the input zero point standing in for taps outside the image. */
+#define TC_CONV_M0_ZP 64
+
+/* One output pixel whose window leaves the image, window read in place: every tap is one dot
+ * product of in_c values, taps outside the image over a run of the input zero point (adding
+ * w * zero_point, which with bias_eff's in_offset * w gives 0: the reference's skipped tap).
+ * Out of line, so its zero-point buffer stays off the common path's stack. */
+static __attribute__((noinline)) void tc_conv_m0_border(const tc_conv_m0_geo_t *g,
+                                                        const int8_t *img, int32_t oy,
+                                                        int32_t ox, int8_t *out)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t W = p->in_w, H = p->in_h, C = p->in_c, KW = p->k_w, OC = p->out_c;
+    const int32_t ws = g->wstride;
+    const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+    const int32_t oo = p->out_offset, lo = p->act_min, hi = p->act_max;
+    int8_t zp[TC_CONV_M0_ZP];
+    int32_t oc, ky, kx, i, k;
+    for (i = 0; i < TC_CONV_M0_ZP; i++) {
+        zp[i] = (int8_t)(-p->in_offset);
+    }
+    for (oc = 0; oc < OC; oc += 4) {
+        const int8_t *w = p->weights + oc * ws;
+        const int32_t cn = OC - oc < 4 ? OC - oc : 4;
+        int32_t a[4];
+        for (k = 0; k < cn; k++) {
+            a[k] = p->bias_eff[oc + k];
+        }
+        for (ky = 0; ky < p->k_h; ky++) {
+            const int32_t iy = iy0 + ky * p->dil_h;
+            for (kx = 0; kx < KW; kx++) {
+                const int32_t ix = ix0 + kx * p->dil_w;
+                const int8_t *wt = w + (ky * KW + kx) * C;
+                if (iy >= 0 && iy < H && ix >= 0 && ix < W) {
+                    const int8_t *x = img + (iy * W + ix) * C;
+                    if (cn == 4) {
+                        tc_m0_dot14(x, wt, ws, C, a);
+                    } else {
+                        for (k = 0; k < cn; k++) {
+                            for (i = 0; i < C; i++) {
+                                a[k] += x[i] * wt[k * ws + i];
+                            }
+                        }
+                    }
+                } else {
+                    for (i = 0; i < C; i += TC_CONV_M0_ZP) {
+                        const int32_t len = C - i < TC_CONV_M0_ZP ? C - i : TC_CONV_M0_ZP;
+                        if (cn == 4) {
+                            tc_m0_dot14(zp, wt + i, ws, len, a);
+                        } else {
+                            int32_t j;
+                            for (k = 0; k < cn; k++) {
+                                for (j = 0; j < len; j++) {
+                                    a[k] += zp[j] * wt[k * ws + i + j];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (k = 0; k < cn; k++) {
+            out[oc + k] = tc_out_s8_m0(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
+        }
+    }
+}
+
+/* Window of output (iy0, ix0) copied to col as [k_h][k_w][in_c], the input zero point at taps
+ * outside the image (they then add w * (zero_point + in_offset) = 0, like a skipped tap). */
+static void tc_conv_m0_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
+                              int32_t ix0, int8_t *col)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c;
+    const int8_t zp = (int8_t)(-p->in_offset);
+    int32_t ky, kx, i;
+    for (ky = 0; ky < p->k_h; ky++) {
+        const int32_t iy = iy0 + ky * p->dil_h;
+        for (kx = 0; kx < p->k_w; kx++, col += C) {
+            const int32_t ix = ix0 + kx * p->dil_w;
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W) {
+                for (i = 0; i < C; i++) {
+                    col[i] = zp;
+                }
+            } else {
+                const int8_t *src = img + (iy * W + ix) * C;
+                for (i = 0; i < C; i++) {
+                    col[i] = src[i];
+                }
+            }
+        }
+    }
+}
+
+/* Output pixel (oy, ox) of image img, interior or border; gcol: the geometry of a window
+ * copy. */
+static void tc_conv_m0_any(const tc_conv_m0_geo_t *g, const tc_conv_m0_geo_t *gcol,
+                           const int8_t *img, int32_t oy, int32_t ox, int8_t *out)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+    if (g->wstride <= TC_CONV_M0_WIN && g->kh * g->nseg > 1) {
+        int8_t win[TC_CONV_M0_WIN];
+        tc_conv_m0_im2col(p, img, iy0, ix0, win);
+        tc_conv_m0_pixel(gcol, win, out);
+    } else if (iy0 >= 0 && ix0 >= 0 && iy0 + (p->k_h - 1) * p->dil_h < p->in_h &&
+               ix0 + (p->k_w - 1) * p->dil_w < p->in_w) {
+        tc_conv_m0_pixel(g, img + (iy0 * p->in_w + ix0) * p->in_c, out);
+    } else {
+        tc_conv_m0_border(g, img, oy, ox, out);
+    }
+}
+
+int tc_conv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
+    const int32_t OH = p->out_h, OW = p->out_w;
+    tc_conv_m0_geo_t g, gcol;
+    int32_t n, oy, ox, i;
+    if (p->groups != 1) {
+        return 0;
+    }
+    g.p = p;
+    g.wstride = p->k_h * p->k_w * C;
+    g.kh = p->k_h;
+    g.rstep = p->dil_h * W * C;
+    g.xstep = p->dil_w * C;
+    if (p->dil_w == 1) {
+        g.seg = p->k_w * C;
+        g.nseg = 1;
+    } else {
+        g.seg = C;
+        g.nseg = p->k_w;
+    }
+    gcol = g; /* an im2col copy: one contiguous run of wstride values */
+    gcol.kh = 1;
+    gcol.seg = g.wstride;
+    gcol.nseg = 1;
+    if (p->inplace && in == out) {
+        const int32_t N = p->batches * H * W;
+        int8_t *tmp = p->tmp;
+        if (p->k_h == 1 && p->k_w == 1) {
+            /* tc_conv2d.h: OC <= C forwards (outputs only cover input pixels <= i), else
+             * backwards (>= i); a pixel whose outputs overlap its own input goes via tmp */
+            if (OC <= C) {
+                for (i = 0; i < N; i++) {
+                    if ((i + 1) * OC <= i * C) {
+                        tc_conv_m0_pixel(&g, in + i * C, out + i * OC);
+                    } else {
+                        tc_conv_m0_pixel(&g, in + i * C, tmp);
+                        memcpy(out + i * OC, tmp, (size_t)OC);
+                    }
+                }
+            } else {
+                for (i = N - 1; i >= 0; i--) {
+                    if (i * OC >= (i + 1) * C) {
+                        tc_conv_m0_pixel(&g, in + i * C, out + i * OC);
+                    } else {
+                        tc_conv_m0_pixel(&g, in + i * C, tmp);
+                        memcpy(out + i * OC, tmp, (size_t)OC);
+                    }
+                }
+            }
+        } else {
+            /* the ring of tc_conv2d.h: output i waits in slot i % R until output i + D */
+            const int32_t HW = H * W, D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW;
+            int8_t *const ring_end = tmp + R * OC;
+            int32_t k;
+            for (n = 0; n < p->batches; n++) {
+                const int8_t *img = in + n * HW * C;
+                int8_t *dst = out + n * HW * OC;
+                int8_t *slot = tmp;
+                i = 0;
+                for (oy = 0; oy < H; oy++) {
+                    for (ox = 0; ox < W; ox++, i++) {
+                        if (i >= D) {
+                            memcpy(dst + (i - D) * OC, slot, (size_t)OC);
+                        }
+                        tc_conv_m0_any(&g, &gcol, img, oy, ox, slot);
+                        slot += OC;
+                        if (slot == ring_end) {
+                            slot = tmp;
+                        }
+                    }
+                }
+                for (k = HW - R; k < HW; k++) {
+                    memcpy(dst + k * OC, slot, (size_t)OC);
+                    slot += OC;
+                    if (slot == ring_end) {
+                        slot = tmp;
+                    }
+                }
+            }
+        }
+        return 1;
+    }
+    for (n = 0; n < p->batches; n++) {
+        const int8_t *img = in + n * H * W * C;
+        int8_t *o = out + n * OH * OW * OC;
+        for (oy = 0; oy < OH; oy++) {
+            for (ox = 0; ox < OW; ox++, o += OC) {
+                if (p->col != 0) {
+                    tc_conv_m0_im2col(p, img, oy * p->stride_h - p->pad_h,
+                                      ox * p->stride_w - p->pad_w, p->col);
+                    tc_conv_m0_pixel(&gcol, p->col, o);
+                } else {
+                    tc_conv_m0_any(&g, &gcol, img, oy, ox, o);
+                }
+            }
+        }
+    }
+    return 1;
+}

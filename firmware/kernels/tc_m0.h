@@ -1,0 +1,42 @@
+/* tinycompile runtime, internal: helpers of the ARMv6-M (Cortex-M0/M0+) kernels
+ * (tc_conv2d_m0.c, tc_depthwise_m0.c, tc_fully_connected_m0.c). Portable C99, so they build
+ * and can be tested everywhere; only ARMv6-M builds call them (the portable kernels dispatch
+ * with `#if defined(__ARM_ARCH_6M__)`).
+ *
+ * The requantization they use is tc_qmath.h's tc_requant, which on ARMv6-M is tc_requant16
+ * (four 16x16 products instead of a call to __aeabi_lmul, proven and tested identical).
+ */
+#ifndef TC_M0_H
+#define TC_M0_H
+
+#include <stdint.h>
+
+#include "tc_conv2d.h"
+#include "tc_fully_connected.h"
+#include "tc_qmath.h"
+
+/* The ARMv6-M entry points, same contracts as tc_dwconv_s8 / tc_conv_s8 / tc_fc_s8. */
+void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out);
+/* CONV_2D: returns 0 (nothing done) for grouped convolutions, which take the portable path. */
+int tc_conv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+
+/* tc_conv2d_m0.c: a[k] += sum_{i < n} x[i] * w[k * ws + i] for k = 0..3 (Thumb-1 assembly on
+ * ARMv6-M, C elsewhere). */
+void tc_m0_dot14(const int8_t *x, const int8_t *w, int32_t ws, int32_t n, int32_t *a);
+
+/* One int8 output: requantize (tc_qmath.h's tc_requant, on ARMv6-M its 16-bit-product form
+ * tc_requant16) + output offset + activation clamp, as tc_out_s8. */
+TC_INLINE int8_t tc_out_s8_m0(int32_t acc, int32_t mult, int32_t shift, int32_t off, int32_t lo,
+                              int32_t hi)
+{
+    return (int8_t)tc_clamp(tc_requant(acc, mult, shift) + off, lo, hi);
+}
+
+/* tc_conv2d_m0.c: o[k] = tc_out_s8_m0(a[k], mult[k], shift[k], oo, lo, hi) for k < 4. Out of
+ * line: in the callers' loops ARMv6-M's eight low registers are taken and the requantization
+ * would spill. */
+void tc_m0_out4(const int32_t *a, const int32_t *mult, const int32_t *shift, int32_t oo,
+                int32_t lo, int32_t hi, int8_t *o);
+
+#endif /* TC_M0_H */

@@ -1,0 +1,126 @@
+"""The ARMv6-M (Cortex-M0+) kernels (firmware/kernels/tc_*_m0.c, tc_m0.h), bit-exact with TFLM.
+
+They only run on ARMv6-M, so they are checked in QEMU on samd21 (an MPS2 running the Armv6-M
+code with unaligned accesses trapping, as a real M0+): every CONV_2D, DEPTHWISE_CONV_2D and
+FULLY_CONNECTED op model and every in-place model, compared layer by layer. Between them they
+take each path: channel counts not multiples of 4 (the one-channel tails), odd widths, padding
+(border pixels, window copies with the zero point), strides 1 and 2, dilation, 1x1 and k x k,
+windows copied to the stack and read in place, im2col scratch, grouped convolutions (left to
+the portable path), depth multipliers 2 and 3, FC with odd sizes, several rows, per-tensor and
+per-channel quantization, both in-place layouts.
+
+The requantization tc_requant16 (tc_qmath.h's tc_requant on ARMv6-M) is checked on the host
+against tc_requant_mul64 (the 64-bit form every other core runs), with the portable C form of its
+four-product sum; the Thumb-1 form sums the same four products and is exercised by every model
+above."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import MODELS, ROOT, TFLM_CRASHES
+
+from tinycompile import api
+
+FAMILIES = ("conv", "dwconv", "fc")
+OP_MODELS = sorted(
+    p
+    for fam in FAMILIES
+    for p in (MODELS / "ops").glob(f"{fam}_*.tflite")
+    if p.stem not in TFLM_CRASHES
+)
+INPLACE = sorted((MODELS / "inplace").glob("*.tflite"))
+
+
+def test_models_cover_the_shape_classes() -> None:
+    names = {p.stem for p in OP_MODELS + INPLACE}
+    for need in (
+        "conv_pointwise",
+        "conv_same_s2_relu6",
+        "conv_valid_s2",
+        "conv_dil2_n1to1",
+        "conv_grouped",
+        "conv_wide_direct",
+        "dwconv_dil2_dm3",
+        "dwconv_valid_s2_dm2",
+        "dwconv_5x5_s2_relu",
+        "fc_rows",
+        "fc_n1to1",
+        "pw_expand_odd",
+        "pw_shrink_odd",
+        "chain_dscnn",
+    ):
+        assert need in names, need
+
+
+@pytest.mark.parametrize("model", OP_MODELS + INPLACE, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_m0_kernels_bit_exact(model: Path) -> None:
+    r = api.compare(model, board="samd21", n=4, layers=True)
+    assert r.ok, str(r)
+
+
+REQUANT_TEST = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "tc_m0.h"
+
+static uint64_t s = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(void) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return (uint32_t)s; }
+
+static int check(int32_t x, int32_t m, int32_t sh)
+{
+    int32_t a = tc_requant_mul64(x, m, sh), b = tc_requant16(x, m, sh);
+    if (a != b) {
+        printf("x=%ld m=%ld shift=%ld: %ld != %ld\n", (long)x, (long)m, (long)sh, (long)a,
+               (long)b);
+        return 1;
+    }
+    return 0;
+}
+
+int main(void)
+{
+    static const int32_t xs[] = {0, 1, -1, 2, -2, 32767, -32768, 32768, -32769, 65535, -65536,
+                                 65536, 1 << 20, -(1 << 20), INT32_MAX, INT32_MIN,
+                                 INT32_MAX - 1, INT32_MIN + 1, 0x7FFF0000, -0x7FFF0000};
+    static const int32_t ms[] = {0, 1, 0xFFFF, 0x10000, 1 << 30, (1 << 30) + 1, INT32_MAX,
+                                 0x40008000, 0x7FFF8000, 0x5A5A5A5A};
+    long bad = 0, i;
+    int32_t sh;
+    size_t a, b;
+    for (sh = -31; sh <= 31; sh++) {
+        for (a = 0; a < sizeof xs / sizeof xs[0]; a++) {
+            for (b = 0; b < sizeof ms / sizeof ms[0]; b++) {
+                bad += check(xs[a], ms[b], sh);
+                bad += check(xs[a] >> (sh > 0 ? sh : 0), ms[b], sh);
+            }
+        }
+    }
+    for (i = 0; i < 4000000; i++) {
+        uint32_t r = rnd();
+        int32_t x = (int32_t)rnd() >> (r & 31);
+        int32_t m = (int32_t)(rnd() >> 1) | (int32_t)((r >> 5) & 1 ? 0x40000000 : 0);
+        int32_t shift = (int32_t)((r >> 8) % 63) - 31;
+        if (shift > 0 && (r >> 16) & 1) {
+            x >>= shift; /* accumulators that stay in range after the left shift */
+        }
+        bad += check(x, m, shift);
+    }
+    printf("bad %ld\n", bad);
+    return bad != 0;
+}
+"""
+
+
+def test_requant_m0_matches_tc_requant(tmp_path: Path) -> None:
+    src = tmp_path / "t.c"
+    src.write_text(REQUANT_TEST)
+    exe = tmp_path / "t"
+    inc = ["-I", str(ROOT / "firmware" / "include"), "-I", str(ROOT / "firmware" / "kernels")]
+    cmd = ["cc", "-std=c99", "-O2", "-Wall", "-Werror", *inc, str(src), "-o", str(exe)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "bad 0", r.stdout[-2000:]
