@@ -244,6 +244,12 @@ void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
     int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, oy, ox;
+#if TC_DSP
+    if (p->k_h == 3 && p->k_w == 3 && p->dil_h == 1 && p->dil_w == 1 && p->depth_mult == 1 &&
+        (!p->inplace || in == out) && tc_dwconv3x3_dsp(p, in, out)) {
+        return;
+    }
+#endif
     if (p->inplace && in == out) {
         tc_dwconv_inplace(p, in, out);
         return;
