@@ -39,8 +39,9 @@
 
 /* ------------------------------------------------------------- 3x3, whole layer */
 
-/* Buffer columns per row (stack: 2 lanes x 3 rows x TC_DW3_COLS words). */
+/* Buffer columns per line (stack: 4 channels x 3 lines x TC_DW3_COLS 16-bit values). */
 #define TC_DW3_COLS 40
+#define TC_DW3_WORDS (TC_DW3_COLS / 2 + 2)
 
 TC_INLINE int32_t tc_smmlar(int32_t a, int32_t b, int32_t acc)
 {
@@ -56,152 +57,136 @@ TC_INLINE int32_t tc_dw3_rq(int32_t acc2, int32_t m, int32_t rr, int32_t r)
     return __ssat(v >> r, 8);
 }
 
+/* One channel of a block, set up once per block. Along a line the window's three taps are
+ * u = 0, 1, 2; the three lines are t = 0, 1, 2. */
 typedef struct {
-    uint32_t w[2][9];    /* [lane pair][tap]: taps of channels (0, 2) / (1, 3), doubled */
-    int32_t bias[2][2];  /* [pair][lane]: 2 * bias_eff */
-    int32_t mult[2][2];
-    int32_t rnd[2][2];   /* 2^(r-1) + out_offset * 2^r */
-    int32_t rsh[2][2];   /* r = -shift */
-} tc_dw3_block_t;
+    uint32_t w[3][2]; /* [t]: (w[t][0], w[t][1]) and (w[t][1], w[t][2]) in 16-bit lanes, x2 */
+    int32_t bias;     /* 2 * bias_eff */
+    int32_t mult;
+    int32_t rnd;      /* 2^(r-1) + out_offset * 2^r */
+    int32_t rsh;      /* r = -shift */
+} tc_dw3_chan_t;
 
-/* One MAC step of output k (pair of lanes): a[k] += x * w, both lanes. */
-#define TC_DW3_MAC(k, x, w)                                                                 \
-    do {                                                                                    \
-        a##k##0 = __smlabb((x), (w), a##k##0);                                              \
-        a##k##1 = __smlatt((x), (w), a##k##1);                                              \
-    } while (0)
-
-/* x (one buffer word) feeds output k's tap kx when 0 <= k < N. */
-#define TC_DW3_USE(k, x, w)                                                                 \
-    do {                                                                                    \
-        if ((k) >= 0 && (k) < N) {                                                          \
-            TC_DW3_MAC_K(k, x, w);                                                          \
-        }                                                                                   \
-    } while (0)
-
-#define TC_DW3_MAC_K(k, x, w)                                                               \
-    do {                                                                                    \
-        switch (k) {                                                                        \
-        case 0: TC_DW3_MAC(0, x, w); break;                                                 \
-        case 1: TC_DW3_MAC(1, x, w); break;                                                 \
-        case 2: TC_DW3_MAC(2, x, w); break;                                                 \
-        default: TC_DW3_MAC(3, x, w); break;                                                \
-        }                                                                                   \
-    } while (0)
-
-/* Requantize output k (both lanes) and store it. */
-#define TC_DW3_OUT(k)                                                                       \
+/* Output k of a pass, one line t: a += x[k S] w0 + x[k S + 1] w1 + x[k S + 2] w2, the
+ * buffer line's words A[m] = (x[2m], x[2m + 1]). S = 1: even k = 2m: SMLAD(A[m], (w0, w1)) +
+ * A[m + 1].lo * w2; odd k = 2m + 1: A[m].hi * w0 + SMLAD(A[m + 1], (w1, w2)). S = 2: k:
+ * SMLAD(A[k], (w0, w1)) + A[k + 1].lo * w2. */
+#define TC_DW3_TAPS(k, acc)                                                                 \
     do {                                                                                    \
         if ((k) < N) {                                                                      \
-            int32_t v0_ = tc_dw3_rq(a##k##0, m0, q0, s0);                                   \
-            int32_t v1_ = tc_dw3_rq(a##k##1, m1, q1, s1);                                   \
-            if (CLAMP) {                                                                    \
-                v0_ = tc_clamp(v0_, lo, hi);                                                \
-                v1_ = tc_clamp(v1_, lo, hi);                                                \
+            if (S == 1) {                                                                   \
+                if (((k) & 1) == 0) {                                                       \
+                    acc = __smlad(A[(k) / 2], w01, acc);                                    \
+                    acc = __smlabt(A[(k) / 2 + 1], w12, acc);                               \
+                } else {                                                                    \
+                    acc = __smlatb(A[(k) / 2], w01, acc);                                   \
+                    acc = __smlad(A[(k) / 2 + 1], w12, acc);                                \
+                }                                                                           \
+            } else {                                                                        \
+                acc = __smlad(A[(k)], w01, acc);                                            \
+                acc = __smlabt(A[(k) + 1], w12, acc);                                       \
             }                                                                               \
-            o[(k) * ostep] = (int8_t)v0_;                                                   \
-            o[(k) * ostep + 2] = (int8_t)v1_;                                               \
         }                                                                                   \
     } while (0)
 
-/* One pass: N (1..4) adjacent outputs of one pair of channels, whose windows start at buffer
- * columns 0, S, .., (N - 1) * S of the three rows; both lanes stored at o + k * ostep and
- * o + k * ostep + 2. Each row runs in two phases that keep only two weights live: S = 1:
- * taps 0 and 1 over columns 0 .. N, then tap 2 over columns 2 .. N + 1; S = 2: taps 0 and 2
- * over the even columns (shared by neighbouring windows), then tap 1 over the odd ones. */
-TC_INLINE void tc_dw3_pass(const uint32_t *const *rows, const uint32_t *w,
-                           const tc_dw3_block_t *bk, int pr, int8_t *o, int32_t ostep,
-                           const int N, const int S, const int CLAMP, int32_t lo, int32_t hi)
+#define TC_DW3_OUT(k, acc)                                                                  \
+    do {                                                                                    \
+        if ((k) < N) {                                                                      \
+            int32_t v_ = tc_dw3_rq(acc, m, q, r);                                           \
+            if (CLAMP) {                                                                    \
+                v_ = tc_clamp(v_, lo, hi);                                                  \
+            }                                                                               \
+            *o = (int8_t)v_;                                                                \
+            o += ostep;                                                                     \
+        }                                                                                   \
+    } while (0)
+
+/* One pass: N (1..6) adjacent outputs of one channel, the first window at word 0 of the three
+ * buffer lines; stored at o, o + ostep, .. */
+TC_INLINE void tc_dw3_pass(const uint32_t *l0, const uint32_t *l1, const uint32_t *l2,
+                           const tc_dw3_chan_t *ch, int8_t *o, int32_t ostep, const int N,
+                           const int S, const int CLAMP, int32_t lo, int32_t hi)
 {
-    const int32_t b0 = bk->bias[pr][0], b1 = bk->bias[pr][1];
-    int32_t a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1, a30 = b0, a31 = b1;
-    int ky, j;
+    const int NW = S == 1 ? N / 2 + 2 : N + 1; /* words a line of the pass reads */
+    const int32_t b = ch->bias;
+    int32_t a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b;
+    int t, i;
 #pragma GCC unroll 3
-    for (ky = 0; ky < 3; ky++) {
-        const uint32_t *row = rows[ky];
-        if (S == 1) {
-            const uint32_t w0 = w[0], w1 = w[1];
-#pragma GCC unroll 5
-            for (j = 0; j <= N; j++) {
-                const uint32_t x = row[j];
-                TC_DW3_USE(j, x, w0);
-                TC_DW3_USE(j - 1, x, w1);
-            }
-            {
-                const uint32_t w2 = w[2];
-#pragma GCC unroll 4
-                for (j = 0; j < N; j++) {
-                    const uint32_t x = row[j + 2];
-                    TC_DW3_USE(j, x, w2);
-                }
-            }
-        } else {
-            const uint32_t w0 = w[0], w2 = w[2];
-#pragma GCC unroll 5
-            for (j = 0; j <= N; j++) {
-                const uint32_t x = row[2 * j];
-                TC_DW3_USE(j, x, w0);
-                TC_DW3_USE(j - 1, x, w2);
-            }
-            {
-                const uint32_t w1 = w[1];
-#pragma GCC unroll 4
-                for (j = 0; j < N; j++) {
-                    const uint32_t x = row[2 * j + 1];
-                    TC_DW3_USE(j, x, w1);
-                }
-            }
+    for (t = 0; t < 3; t++) {
+        const uint32_t *L = t == 0 ? l0 : (t == 1 ? l1 : l2);
+        const uint32_t w01 = ch->w[t][0], w12 = ch->w[t][1];
+        uint32_t A[8];
+#pragma GCC unroll 8
+        for (i = 0; i < NW; i++) {
+            A[i] = L[i];
         }
-        w += 3;
+        TC_DW3_TAPS(0, a0);
+        TC_DW3_TAPS(1, a1);
+        TC_DW3_TAPS(2, a2);
+        TC_DW3_TAPS(3, a3);
+        TC_DW3_TAPS(4, a4);
+        TC_DW3_TAPS(5, a5);
     }
     {
-        const int32_t m0 = bk->mult[pr][0], q0 = bk->rnd[pr][0], s0 = bk->rsh[pr][0];
-        const int32_t m1 = bk->mult[pr][1], q1 = bk->rnd[pr][1], s1 = bk->rsh[pr][1];
-        TC_DW3_OUT(0);
-        TC_DW3_OUT(1);
-        TC_DW3_OUT(2);
-        TC_DW3_OUT(3);
+        const int32_t m = ch->mult, q = ch->rnd, r = ch->rsh;
+        TC_DW3_OUT(0, a0);
+        TC_DW3_OUT(1, a1);
+        TC_DW3_OUT(2, a2);
+        TC_DW3_OUT(3, a3);
+        TC_DW3_OUT(4, a4);
+        TC_DW3_OUT(5, a5);
     }
 }
 
-/* One output line (n outputs) of one pair: passes of four, then the rest. rows[ky] point at
- * the buffer column of the first window's first tap. */
-TC_INLINE void tc_dw3_line(const uint32_t *const *rows, const tc_dw3_block_t *bk, int pr,
-                           int8_t *o, int32_t ostep, int32_t n, const int S, const int CLAMP,
-                           int32_t lo, int32_t hi)
+#define TC_DW3_MAXN 6
+
+/* One output line (n outputs) of one channel: passes of TC_DW3_MAXN, then the rest.
+ * l0 .. l2: the three buffer lines, the first window at word 0. */
+TC_INLINE void tc_dw3_line(const uint32_t *l0, const uint32_t *l1, const uint32_t *l2,
+                           const tc_dw3_chan_t *ch, int8_t *o, int32_t ostep, int32_t n,
+                           const int S, const int CLAMP, int32_t lo, int32_t hi)
 {
-    const uint32_t *r[3];
-    const uint32_t *w = bk->w[pr];
-    r[0] = rows[0];
-    r[1] = rows[1];
-    r[2] = rows[2];
-    for (; n >= 4; n -= 4) {
-        tc_dw3_pass(r, w, bk, pr, o, ostep, 4, S, CLAMP, lo, hi);
-        r[0] += 4 * S;
-        r[1] += 4 * S;
-        r[2] += 4 * S;
-        o += 4 * ostep;
+    const int32_t adv = S == 1 ? TC_DW3_MAXN / 2 : TC_DW3_MAXN; /* words per pass */
+    for (; n >= TC_DW3_MAXN; n -= TC_DW3_MAXN) {
+        tc_dw3_pass(l0, l1, l2, ch, o, ostep, TC_DW3_MAXN, S, CLAMP, lo, hi);
+        l0 += adv;
+        l1 += adv;
+        l2 += adv;
+        o += TC_DW3_MAXN * ostep;
     }
-    if (n == 3) {
-        tc_dw3_pass(r, w, bk, pr, o, ostep, 3, S, CLAMP, lo, hi);
-    } else if (n == 2) {
-        tc_dw3_pass(r, w, bk, pr, o, ostep, 2, S, CLAMP, lo, hi);
-    } else if (n == 1) {
-        tc_dw3_pass(r, w, bk, pr, o, ostep, 1, S, CLAMP, lo, hi);
+    for (; n >= 2; n -= 2) {
+        tc_dw3_pass(l0, l1, l2, ch, o, ostep, 2, S, CLAMP, lo, hi);
+        l0 += S;
+        l1 += S;
+        l2 += S;
+        o += 2 * ostep;
+    }
+    if (n == 1) {
+        tc_dw3_pass(l0, l1, l2, ch, o, ostep, 1, S, CLAMP, lo, hi);
     }
 }
 
-typedef void (*tc_dw3_line_fn)(const uint32_t *const *rows, const tc_dw3_block_t *bk, int pr,
-                               int8_t *o, int32_t ostep, int32_t n, int32_t lo, int32_t hi);
+/* The four channels of a block: channel i's lines at l[k] + i * TC_DW3_WORDS, its outputs at
+ * o + i. */
+typedef void (*tc_dw3_line_fn)(const uint32_t *const *l, const tc_dw3_chan_t *ch, int8_t *o,
+                               int32_t ostep, int32_t n, int32_t lo, int32_t hi);
 
 #define TC_DW3_LINE_FN(name, S, CLAMP)                                                      \
-    __attribute__((noinline, optimize("no-schedule-insns"))) static void name(                 \
-        const uint32_t *const *rows,                                                        \
-                                               const tc_dw3_block_t *bk, int pr, int8_t *o, \
+    __attribute__((noinline)) static void name(const uint32_t *const *l,                    \
+                                               const tc_dw3_chan_t *ch, int8_t *o,          \
                                                int32_t ostep, int32_t n, int32_t lo,        \
                                                int32_t hi)                                  \
     {                                                                                       \
-        tc_dw3_line(rows, bk, pr, o, ostep, n, S, CLAMP, lo, hi);                           \
+        const uint32_t *l0 = l[0], *l1 = l[1], *l2 = l[2];                                  \
+        int i;                                                                              \
+        for (i = 0; i < 4; i++) {                                                           \
+            tc_dw3_line(l0, l1, l2, ch, o, ostep, n, S, CLAMP, lo, hi);                     \
+            l0 += TC_DW3_WORDS;                                                             \
+            l1 += TC_DW3_WORDS;                                                             \
+            l2 += TC_DW3_WORDS;                                                             \
+            ch++;                                                                           \
+            o++;                                                                            \
+        }                                                                                   \
     }
 
 TC_DW3_LINE_FN(tc_dw3_line_s1, 1, 0)
@@ -209,25 +194,71 @@ TC_DW3_LINE_FN(tc_dw3_line_s2, 2, 0)
 TC_DW3_LINE_FN(tc_dw3_line_s1c, 1, 1)
 TC_DW3_LINE_FN(tc_dw3_line_s2c, 2, 1)
 
-/* Fill buffer line (lanes e, o) of ncols columns: columns jv0 .. jv1 - 1 from the input
- * pixels x, x + step, .. (four channels each), the others with the zero point. */
+/* (lo half of a, lo half of b) and (hi half of a, hi half of b). */
+TC_INLINE uint32_t tc_pkhbt16(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+TC_INLINE uint32_t tc_pkhtb16(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
+    return r;
+}
+
+/* Two columns (raw words v0, v1: four channels each) into word d[0] of the four channel lines
+ * (TC_DW3_WORDS apart): channel i's column pair in 16-bit lanes. */
+TC_INLINE void tc_dw3_put2(uint32_t v0, uint32_t v1, uint32_t *d)
+{
+    const uint32_t e0 = tc_sxtb16_lo(v0), e1 = tc_sxtb16_lo(v1);
+    const uint32_t o0 = tc_sxtb16_hi(v0), o1 = tc_sxtb16_hi(v1);
+    d[0] = tc_pkhbt16(e0, e1);
+    d[TC_DW3_WORDS] = tc_pkhbt16(o0, o1);
+    d[2 * TC_DW3_WORDS] = tc_pkhtb16(e0, e1);
+    d[3 * TC_DW3_WORDS] = tc_pkhtb16(o0, o1);
+}
+
+/* Fill a buffer line slot d (four channel lines) with ncols input pixels: columns jv0 .. jv1 - 1
+ * from x, x + step, .. (four channels each), the others the zero point (pad, four bytes). */
 static void tc_dw3_fill(const int8_t *x, int32_t step, int32_t ncols, int32_t jv0, int32_t jv1,
-                        uint32_t pe, uint32_t po, uint32_t *e, uint32_t *o)
+                        uint32_t pad, uint32_t *d)
 {
     int32_t j = 0;
-    for (; j < jv0; j++) {
-        e[j] = pe;
-        o[j] = po;
+    /* pairs before the first pair wholly inside */
+    for (; j < ncols && (j < jv0 || j + 1 >= jv1); j += 2) {
+        uint32_t v0 = pad, v1 = pad;
+        if (j >= jv0 && j < jv1) {
+            v0 = tc_ld32(x + (j - jv0) * step);
+        }
+        if (j + 1 >= jv0 && j + 1 < jv1) {
+            v1 = tc_ld32(x + (j + 1 - jv0) * step);
+        }
+        tc_dw3_put2(v0, v1, d++);
+        if (j + 1 >= jv1 && j >= jv0) {
+            j += 2;
+            break;
+        }
     }
-    for (; j < jv1; j++) {
-        const uint32_t v = tc_ld32(x);
-        x += step;
-        e[j] = tc_sxtb16_lo(v);
-        o[j] = tc_sxtb16_hi(v);
+    if (j < jv1 && j >= jv0) {
+        const int8_t *xp = x + (j - jv0) * step;
+        for (; j + 1 < jv1; j += 2) {
+            const uint32_t v0 = tc_ld32(xp), v1 = tc_ld32(xp + step);
+            xp += 2 * step;
+            tc_dw3_put2(v0, v1, d++);
+        }
     }
-    for (; j < ncols; j++) {
-        e[j] = pe;
-        o[j] = po;
+    for (; j < ncols; j += 2) {
+        uint32_t v0 = pad, v1 = pad;
+        if (j >= jv0 && j < jv1) {
+            v0 = tc_ld32(x + (j - jv0) * step);
+        }
+        if (j + 1 >= jv0 && j + 1 < jv1) {
+            v1 = tc_ld32(x + (j + 1 - jv0) * step);
+        }
+        tc_dw3_put2(v0, v1, d++);
     }
 }
 
@@ -238,21 +269,21 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     const int clamp = lo > -128 || hi < 127;
     const uint32_t zp = (uint32_t)(-p->in_offset) & 0xFFu;
     const uint32_t pad = zp * 0x01010101u;
-    const uint32_t pe = tc_sxtb16_lo(pad), po = tc_sxtb16_hi(pad);
-    /* Lines run along the longer output axis ("along"), one after the other across it: a line
-     * of outputs reads three input lines, buffered. */
+    /* Lines run along the longer output axis, one after the other across it: a line of
+     * outputs reads three input lines, buffered. */
     const int vert = OH > OW;
     const int32_t LS = vert ? p->stride_h : p->stride_w; /* stride along a line */
     const int32_t XS = vert ? p->stride_w : p->stride_h; /* stride across lines */
     const int32_t NL = vert ? OW : OH, NA = vert ? OH : OW; /* lines, outputs per line */
     const int32_t IA = vert ? H : W, IX = vert ? W : H;   /* input size along / across */
     const int32_t PA = vert ? p->pad_h : p->pad_w, PX = vert ? p->pad_w : p->pad_h;
-    const int32_t ia = vert ? W * C : C, ix = vert ? C : W * C; /* input steps */
+    const int32_t ia = vert ? W * C : C, ix = vert ? C : W * C;   /* input steps */
     const int32_t oa = vert ? OW * C : C, ox = vert ? C : OW * C; /* output steps */
-    const int32_t tile = (TC_DW3_COLS - 3) / LS + 1; /* outputs per buffer tile */
+    const int32_t tile = (TC_DW3_COLS - 4) / LS + 1; /* outputs per buffer tile */
     tc_dw3_line_fn line;
-    uint32_t be[3][TC_DW3_COLS], bo[3][TC_DW3_COLS];
-    tc_dw3_block_t bk;
+    /* [line slot][channel][word] */
+    uint32_t buf[3][4][TC_DW3_WORDS];
+    tc_dw3_chan_t ch[4];
     int32_t c, n, c0;
     if (C % 4 != 0 || (LS != 1 && LS != 2) || XS < 1) {
         return 0;
@@ -272,24 +303,22 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         const int8_t *img = in + n * H * W * C;
         int8_t *oimg = out + n * OH * OW * C;
         for (c0 = 0; c0 < C; c0 += 4) {
+            const int8_t *wb = p->weights + (c0 >> 2) * 36;
             int32_t t, i, ta;
-            /* block set-up */
-            for (t = 0; t < 9; t++) {
-                /* weights [ky][kx]; a line's taps run along it, so across vertical lines
-                 * the roles of ky and kx swap */
-                const int32_t tt = vert ? (t % 3) * 3 + t / 3 : t;
-                const uint32_t v = tc_ld32(p->weights + (c0 >> 2) * 36 + 4 * tt);
-                const uint32_t ve = tc_sxtb16_lo(v), vo = tc_sxtb16_hi(v);
-                bk.w[0][t] = (uint32_t)__sadd16(ve, ve);
-                bk.w[1][t] = (uint32_t)__sadd16(vo, vo);
-            }
+            /* block set-up: weights [ky][kx][4]; line t, tap u along it */
             for (i = 0; i < 4; i++) {
-                const int pr = i & 1, ln = i >> 1; /* channel i: pair i & 1, lane i >> 1 */
                 const int32_t r = -p->shift[c0 + i];
-                bk.bias[pr][ln] = 2 * p->bias_eff[c0 + i];
-                bk.mult[pr][ln] = p->mult[c0 + i];
-                bk.rsh[pr][ln] = r;
-                bk.rnd[pr][ln] = (int32_t)((1u << (r - 1)) + ((uint32_t)p->out_offset << r));
+                for (t = 0; t < 3; t++) {
+                    const int32_t s = vert ? 4 * 3 : 4, ls = vert ? 4 : 4 * 3;
+                    const int32_t w0 = 2 * wb[t * ls + i], w1 = 2 * wb[t * ls + s + i];
+                    const int32_t w2 = 2 * wb[t * ls + 2 * s + i];
+                    ch[i].w[t][0] = ((uint32_t)w0 & 0xFFFFu) | ((uint32_t)w1 << 16);
+                    ch[i].w[t][1] = ((uint32_t)w1 & 0xFFFFu) | ((uint32_t)w2 << 16);
+                }
+                ch[i].bias = 2 * p->bias_eff[c0 + i];
+                ch[i].mult = p->mult[c0 + i];
+                ch[i].rsh = r;
+                ch[i].rnd = (int32_t)((1u << (r - 1)) + ((uint32_t)p->out_offset << r));
             }
             for (ta = 0; ta < NA; ta += tile) {
                 const int32_t na = NA - ta < tile ? NA - ta : tile;
@@ -305,8 +334,8 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                 }
                 for (l = 0; l < NL; l++) {
                     const int32_t x0 = l * XS - PX;
-                    const uint32_t *re[3], *ro[3];
                     int8_t *o = oimg + l * ox + ta * oa + c0;
+                    const uint32_t *ln[3];
                     int k;
                     for (k = 0; k < 3; k++) {
                         const int32_t xx = x0 + k;
@@ -314,17 +343,15 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                         if (have[s] != xx) {
                             if (xx >= 0 && xx < IX) {
                                 tc_dw3_fill(img + xx * ix + (a0 + jv0) * ia + c0, ia, ncols,
-                                            jv0, jv1, pe, po, be[s], bo[s]);
+                                            jv0, jv1, pad, buf[s][0]);
                             } else {
-                                tc_dw3_fill(img, 0, ncols, ncols, ncols, pe, po, be[s], bo[s]);
+                                tc_dw3_fill(img, 0, ncols, 0, 0, pad, buf[s][0]);
                             }
                             have[s] = xx;
                         }
-                        re[k] = be[s];
-                        ro[k] = bo[s];
+                        ln[k] = buf[s][0];
                     }
-                    line(re, &bk, 0, o, oa, na, lo, hi);
-                    line(ro, &bk, 1, o + 1, oa, na, lo, hi);
+                    line(ln, ch, o, oa, na, lo, hi);
                 }
             }
         }
