@@ -101,6 +101,74 @@ typedef struct {
         }                                                                                   \
     } while (0)
 
+/* One buffer line of a six-output pass (see TC_DW3_TAPS), in assembly so that the six
+ * accumulators, two weights and two words of the line stay in registers. */
+TC_INLINE void tc_dw3_line6_s1(const uint32_t *L, const uint32_t *w, int32_t *p0, int32_t *p1,
+                               int32_t *p2, int32_t *p3, int32_t *p4, int32_t *p5)
+{
+    int32_t a0 = *p0, a1 = *p1, a2 = *p2, a3 = *p3, a4 = *p4, a5 = *p5;
+    uint32_t x, y, w01, w12;
+    __asm__("ldrd %[w01], %[w12], [%[w]]\n\t"
+            "ldrd %[x], %[y], [%[L]]\n\t"
+            "smlad %[a0], %[x], %[w01], %[a0]\n\t"
+            "smlatb %[a1], %[x], %[w01], %[a1]\n\t"
+            "smlabt %[a0], %[y], %[w12], %[a0]\n\t"
+            "smlad %[a1], %[y], %[w12], %[a1]\n\t"
+            "smlad %[a2], %[y], %[w01], %[a2]\n\t"
+            "smlatb %[a3], %[y], %[w01], %[a3]\n\t"
+            "ldrd %[x], %[y], [%[L], #8]\n\t"
+            "smlabt %[a2], %[x], %[w12], %[a2]\n\t"
+            "smlad %[a3], %[x], %[w12], %[a3]\n\t"
+            "smlad %[a4], %[x], %[w01], %[a4]\n\t"
+            "smlatb %[a5], %[x], %[w01], %[a5]\n\t"
+            "smlabt %[a4], %[y], %[w12], %[a4]\n\t"
+            "smlad %[a5], %[y], %[w12], %[a5]"
+            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4),
+              [a5] "+r"(a5), [x] "=&r"(x), [y] "=&r"(y), [w01] "=&r"(w01), [w12] "=&r"(w12)
+            : [L] "r"(L), [w] "r"(w)
+            : "memory");
+    *p0 = a0;
+    *p1 = a1;
+    *p2 = a2;
+    *p3 = a3;
+    *p4 = a4;
+    *p5 = a5;
+}
+
+TC_INLINE void tc_dw3_line6_s2(const uint32_t *L, const uint32_t *w, int32_t *p0, int32_t *p1,
+                               int32_t *p2, int32_t *p3, int32_t *p4, int32_t *p5)
+{
+    int32_t a0 = *p0, a1 = *p1, a2 = *p2, a3 = *p3, a4 = *p4, a5 = *p5;
+    uint32_t x, y, w01, w12;
+    __asm__("ldrd %[w01], %[w12], [%[w]]\n\t"
+            "ldrd %[x], %[y], [%[L]]\n\t"
+            "smlad %[a0], %[x], %[w01], %[a0]\n\t"
+            "smlabt %[a0], %[y], %[w12], %[a0]\n\t"
+            "smlad %[a1], %[y], %[w01], %[a1]\n\t"
+            "ldrd %[x], %[y], [%[L], #8]\n\t"
+            "smlabt %[a1], %[x], %[w12], %[a1]\n\t"
+            "smlad %[a2], %[x], %[w01], %[a2]\n\t"
+            "smlabt %[a2], %[y], %[w12], %[a2]\n\t"
+            "smlad %[a3], %[y], %[w01], %[a3]\n\t"
+            "ldrd %[x], %[y], [%[L], #16]\n\t"
+            "smlabt %[a3], %[x], %[w12], %[a3]\n\t"
+            "smlad %[a4], %[x], %[w01], %[a4]\n\t"
+            "smlabt %[a4], %[y], %[w12], %[a4]\n\t"
+            "smlad %[a5], %[y], %[w01], %[a5]\n\t"
+            "ldr %[x], [%[L], #24]\n\t"
+            "smlabt %[a5], %[x], %[w12], %[a5]"
+            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4),
+              [a5] "+r"(a5), [x] "=&r"(x), [y] "=&r"(y), [w01] "=&r"(w01), [w12] "=&r"(w12)
+            : [L] "r"(L), [w] "r"(w)
+            : "memory");
+    *p0 = a0;
+    *p1 = a1;
+    *p2 = a2;
+    *p3 = a3;
+    *p4 = a4;
+    *p5 = a5;
+}
+
 /* One pass: N (1..6) adjacent outputs of one channel, the first window at word 0 of the three
  * buffer lines; stored at o, o + ostep, .. */
 TC_INLINE void tc_dw3_pass(const uint32_t *l0, const uint32_t *l1, const uint32_t *l2,
@@ -116,6 +184,14 @@ TC_INLINE void tc_dw3_pass(const uint32_t *l0, const uint32_t *l1, const uint32_
         const uint32_t *L = t == 0 ? l0 : (t == 1 ? l1 : l2);
         const uint32_t w01 = ch->w[t][0], w12 = ch->w[t][1];
         uint32_t A[8];
+        if (N == 6 && S == 1) {
+            tc_dw3_line6_s1(L, ch->w[t], &a0, &a1, &a2, &a3, &a4, &a5);
+            continue;
+        }
+        if (N == 6 && S == 2) {
+            tc_dw3_line6_s2(L, ch->w[t], &a0, &a1, &a2, &a3, &a4, &a5);
+            continue;
+        }
 #pragma GCC unroll 8
         for (i = 0; i < NW; i++) {
             A[i] = L[i];
@@ -140,59 +216,106 @@ TC_INLINE void tc_dw3_pass(const uint32_t *l0, const uint32_t *l1, const uint32_
 
 #define TC_DW3_MAXN 6
 
-/* One output line (n outputs) of one channel: passes of TC_DW3_MAXN, then the rest.
- * l0 .. l2: the three buffer lines, the first window at word 0. */
-TC_INLINE void tc_dw3_line(const uint32_t *l0, const uint32_t *l1, const uint32_t *l2,
+/* The rest of a line (n < TC_DW3_MAXN outputs), the four channels of the block (channel i's
+ * lines TC_DW3_WORDS words after channel i - 1's, its outputs at o + i). */
+TC_INLINE void tc_dw3_rest(const uint32_t *l0, const uint32_t *l1, const uint32_t *l2,
                            const tc_dw3_chan_t *ch, int8_t *o, int32_t ostep, int32_t n,
-                           const int S, const int CLAMP, int32_t lo, int32_t hi)
+                           const int S)
+{
+    int i;
+    for (i = 0; i < 4; i++) {
+        const uint32_t *m0 = l0, *m1 = l1, *m2 = l2;
+        int8_t *q = o;
+        int32_t k = n;
+        for (; k >= 2; k -= 2) {
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 2, S, 0, 0, 0);
+            m0 += S;
+            m1 += S;
+            m2 += S;
+            q += 2 * ostep;
+        }
+        if (k == 1) {
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 1, S, 0, 0, 0);
+        }
+        l0 += TC_DW3_WORDS;
+        l1 += TC_DW3_WORDS;
+        l2 += TC_DW3_WORDS;
+        ch++;
+        o++;
+    }
+}
+
+__attribute__((noinline)) static void tc_dw3_rest_s1(const uint32_t *l0, const uint32_t *l1,
+                                                     const uint32_t *l2, const tc_dw3_chan_t *ch,
+                                                     int8_t *o, int32_t ostep, int32_t n)
+{
+    tc_dw3_rest(l0, l1, l2, ch, o, ostep, n, 1);
+}
+
+__attribute__((noinline)) static void tc_dw3_rest_s2(const uint32_t *l0, const uint32_t *l1,
+                                                     const uint32_t *l2, const tc_dw3_chan_t *ch,
+                                                     int8_t *o, int32_t ostep, int32_t n)
+{
+    tc_dw3_rest(l0, l1, l2, ch, o, ostep, n, 2);
+}
+
+/* One output line (n outputs) of the four channels of a block: passes of TC_DW3_MAXN outputs
+ * channel by channel (the channel's lines at constant offsets), then the rest. l[k]: buffer
+ * line slot k, channel 0, the first window at word 0. */
+TC_INLINE void tc_dw3_line(const uint32_t *const *l, const tc_dw3_chan_t *ch, int8_t *o,
+                           int32_t ostep, int32_t n, const int S)
 {
     const int32_t adv = S == 1 ? TC_DW3_MAXN / 2 : TC_DW3_MAXN; /* words per pass */
+    const uint32_t *l0 = l[0], *l1 = l[1], *l2 = l[2];
     for (; n >= TC_DW3_MAXN; n -= TC_DW3_MAXN) {
-        tc_dw3_pass(l0, l1, l2, ch, o, ostep, TC_DW3_MAXN, S, CLAMP, lo, hi);
+        tc_dw3_pass(l0, l1, l2, ch, o, ostep, TC_DW3_MAXN, S, 0, 0, 0);
+        tc_dw3_pass(l0 + TC_DW3_WORDS, l1 + TC_DW3_WORDS, l2 + TC_DW3_WORDS, ch + 1, o + 1,
+                    ostep, TC_DW3_MAXN, S, 0, 0, 0);
+        tc_dw3_pass(l0 + 2 * TC_DW3_WORDS, l1 + 2 * TC_DW3_WORDS, l2 + 2 * TC_DW3_WORDS,
+                    ch + 2, o + 2, ostep, TC_DW3_MAXN, S, 0, 0, 0);
+        tc_dw3_pass(l0 + 3 * TC_DW3_WORDS, l1 + 3 * TC_DW3_WORDS, l2 + 3 * TC_DW3_WORDS,
+                    ch + 3, o + 3, ostep, TC_DW3_MAXN, S, 0, 0, 0);
         l0 += adv;
         l1 += adv;
         l2 += adv;
         o += TC_DW3_MAXN * ostep;
     }
-    for (; n >= 2; n -= 2) {
-        tc_dw3_pass(l0, l1, l2, ch, o, ostep, 2, S, CLAMP, lo, hi);
-        l0 += S;
-        l1 += S;
-        l2 += S;
-        o += 2 * ostep;
-    }
-    if (n == 1) {
-        tc_dw3_pass(l0, l1, l2, ch, o, ostep, 1, S, CLAMP, lo, hi);
+    if (n > 0) {
+        if (S == 1) {
+            tc_dw3_rest_s1(l0, l1, l2, ch, o, ostep, n);
+        } else {
+            tc_dw3_rest_s2(l0, l1, l2, ch, o, ostep, n);
+        }
     }
 }
 
-/* The four channels of a block: channel i's lines at l[k] + i * TC_DW3_WORDS, its outputs at
- * o + i. */
 typedef void (*tc_dw3_line_fn)(const uint32_t *const *l, const tc_dw3_chan_t *ch, int8_t *o,
-                               int32_t ostep, int32_t n, int32_t lo, int32_t hi);
+                               int32_t ostep, int32_t n);
 
-#define TC_DW3_LINE_FN(name, S, CLAMP)                                                      \
-    __attribute__((noinline)) static void name(const uint32_t *const *l,                    \
-                                               const tc_dw3_chan_t *ch, int8_t *o,          \
-                                               int32_t ostep, int32_t n, int32_t lo,        \
-                                               int32_t hi)                                  \
-    {                                                                                       \
-        const uint32_t *l0 = l[0], *l1 = l[1], *l2 = l[2];                                  \
-        int i;                                                                              \
-        for (i = 0; i < 4; i++) {                                                           \
-            tc_dw3_line(l0, l1, l2, ch, o, ostep, n, S, CLAMP, lo, hi);                     \
-            l0 += TC_DW3_WORDS;                                                             \
-            l1 += TC_DW3_WORDS;                                                             \
-            l2 += TC_DW3_WORDS;                                                             \
-            ch++;                                                                           \
-            o++;                                                                            \
-        }                                                                                   \
+__attribute__((noinline)) static void tc_dw3_line_s1(const uint32_t *const *l,
+                                                     const tc_dw3_chan_t *ch, int8_t *o,
+                                                     int32_t ostep, int32_t n)
+{
+    tc_dw3_line(l, ch, o, ostep, n, 1);
+}
+
+__attribute__((noinline)) static void tc_dw3_line_s2(const uint32_t *const *l,
+                                                     const tc_dw3_chan_t *ch, int8_t *o,
+                                                     int32_t ostep, int32_t n)
+{
+    tc_dw3_line(l, ch, o, ostep, n, 2);
+}
+
+/* The fused activation's clamp, when narrower than int8, over n outputs of four channels. */
+static void tc_dw3_clamp(int8_t *o, int32_t ostep, int32_t n, int32_t lo, int32_t hi)
+{
+    for (; n > 0; n--, o += ostep) {
+        int i;
+        for (i = 0; i < 4; i++) {
+            o[i] = (int8_t)tc_clamp(o[i], lo, hi);
+        }
     }
-
-TC_DW3_LINE_FN(tc_dw3_line_s1, 1, 0)
-TC_DW3_LINE_FN(tc_dw3_line_s2, 2, 0)
-TC_DW3_LINE_FN(tc_dw3_line_s1c, 1, 1)
-TC_DW3_LINE_FN(tc_dw3_line_s2c, 2, 1)
+}
 
 /* (lo half of a, lo half of b) and (hi half of a, hi half of b). */
 TC_INLINE uint32_t tc_pkhbt16(uint32_t a, uint32_t b)
@@ -297,8 +420,7 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
             return 0;
         }
     }
-    line = LS == 1 ? (clamp ? tc_dw3_line_s1c : tc_dw3_line_s1)
-                   : (clamp ? tc_dw3_line_s2c : tc_dw3_line_s2);
+    line = LS == 1 ? tc_dw3_line_s1 : tc_dw3_line_s2;
     for (n = 0; n < p->batches; n++) {
         const int8_t *img = in + n * H * W * C;
         int8_t *oimg = out + n * OH * OW * C;
@@ -306,15 +428,29 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
             const int8_t *wb = p->weights + (c0 >> 2) * 36;
             int32_t t, i, ta;
             /* block set-up: weights [ky][kx][4]; line t, tap u along it */
+            for (t = 0; t < 3; t++) {
+                const int32_t s = vert ? 4 * 3 : 4, ls = vert ? 4 : 4 * 3;
+                const uint32_t v0 = tc_ld32(wb + t * ls), v1 = tc_ld32(wb + t * ls + s);
+                const uint32_t v2 = tc_ld32(wb + t * ls + 2 * s);
+                uint32_t e0 = tc_sxtb16_lo(v0), e1 = tc_sxtb16_lo(v1), e2 = tc_sxtb16_lo(v2);
+                uint32_t o0 = tc_sxtb16_hi(v0), o1 = tc_sxtb16_hi(v1), o2 = tc_sxtb16_hi(v2);
+                e0 = (uint32_t)__sadd16(e0, e0);
+                e1 = (uint32_t)__sadd16(e1, e1);
+                e2 = (uint32_t)__sadd16(e2, e2);
+                o0 = (uint32_t)__sadd16(o0, o0);
+                o1 = (uint32_t)__sadd16(o1, o1);
+                o2 = (uint32_t)__sadd16(o2, o2);
+                ch[0].w[t][0] = tc_pkhbt16(e0, e1);
+                ch[0].w[t][1] = tc_pkhbt16(e1, e2);
+                ch[2].w[t][0] = tc_pkhtb16(e0, e1);
+                ch[2].w[t][1] = tc_pkhtb16(e1, e2);
+                ch[1].w[t][0] = tc_pkhbt16(o0, o1);
+                ch[1].w[t][1] = tc_pkhbt16(o1, o2);
+                ch[3].w[t][0] = tc_pkhtb16(o0, o1);
+                ch[3].w[t][1] = tc_pkhtb16(o1, o2);
+            }
             for (i = 0; i < 4; i++) {
                 const int32_t r = -p->shift[c0 + i];
-                for (t = 0; t < 3; t++) {
-                    const int32_t s = vert ? 4 * 3 : 4, ls = vert ? 4 : 4 * 3;
-                    const int32_t w0 = 2 * wb[t * ls + i], w1 = 2 * wb[t * ls + s + i];
-                    const int32_t w2 = 2 * wb[t * ls + 2 * s + i];
-                    ch[i].w[t][0] = ((uint32_t)w0 & 0xFFFFu) | ((uint32_t)w1 << 16);
-                    ch[i].w[t][1] = ((uint32_t)w1 & 0xFFFFu) | ((uint32_t)w2 << 16);
-                }
                 ch[i].bias = 2 * p->bias_eff[c0 + i];
                 ch[i].mult = p->mult[c0 + i];
                 ch[i].rsh = r;
@@ -339,7 +475,7 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                     int k;
                     for (k = 0; k < 3; k++) {
                         const int32_t xx = x0 + k;
-                        const int32_t s = ((xx % 3) + 3) % 3;
+                        const int32_t s = (int32_t)((uint32_t)(xx + 3 * 0x4000) % 3u);
                         if (have[s] != xx) {
                             if (xx >= 0 && xx < IX) {
                                 tc_dw3_fill(img + xx * ix + (a0 + jv0) * ia + c0, ia, ncols,
@@ -351,7 +487,10 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                         }
                         ln[k] = buf[s][0];
                     }
-                    line(ln, ch, o, oa, na, lo, hi);
+                    line(ln, ch, o, oa, na);
+                    if (clamp) {
+                        tc_dw3_clamp(o, oa, na, lo, hi);
+                    }
                 }
             }
         }
