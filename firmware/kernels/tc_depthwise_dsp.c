@@ -350,38 +350,27 @@ static void tc_dw3_fill(const int8_t *x, int32_t step, int32_t ncols, int32_t jv
                         uint32_t pad, uint32_t *d)
 {
     int32_t j = 0;
-    /* pairs before the first pair wholly inside */
-    for (; j < ncols && (j < jv0 || j + 1 >= jv1); j += 2) {
-        uint32_t v0 = pad, v1 = pad;
-        if (j >= jv0 && j < jv1) {
-            v0 = tc_ld32(x + (j - jv0) * step);
-        }
-        if (j + 1 >= jv0 && j + 1 < jv1) {
-            v1 = tc_ld32(x + (j + 1 - jv0) * step);
-        }
-        tc_dw3_put2(v0, v1, d++);
-        if (j + 1 >= jv1 && j >= jv0) {
-            j += 2;
-            break;
-        }
+    /* columns go out in pairs, (pad, pad) before the image, then a pair straddling its first
+     * column, pairs inside, a pair straddling its last column, pads after it */
+    for (; j + 1 < jv0; j += 2) {
+        tc_dw3_put2(pad, pad, d++);
     }
-    if (j < jv1 && j >= jv0) {
-        const int8_t *xp = x + (j - jv0) * step;
-        for (; j + 1 < jv1; j += 2) {
-            const uint32_t v0 = tc_ld32(xp), v1 = tc_ld32(xp + step);
-            xp += 2 * step;
-            tc_dw3_put2(v0, v1, d++);
-        }
+    if (j < jv0) { /* j = jv0 - 1 */
+        tc_dw3_put2(pad, j + 1 < jv1 ? tc_ld32(x) : pad, d++);
+        j += 2;
+        x += step;
+    }
+    for (; j + 1 < jv1; j += 2) {
+        const uint32_t v0 = tc_ld32(x), v1 = tc_ld32(x + step);
+        x += 2 * step;
+        tc_dw3_put2(v0, v1, d++);
+    }
+    if (j < jv1) {
+        tc_dw3_put2(tc_ld32(x), pad, d++);
+        j += 2;
     }
     for (; j < ncols; j += 2) {
-        uint32_t v0 = pad, v1 = pad;
-        if (j >= jv0 && j < jv1) {
-            v0 = tc_ld32(x + (j - jv0) * step);
-        }
-        if (j + 1 >= jv0 && j + 1 < jv1) {
-            v1 = tc_ld32(x + (j + 1 - jv0) * step);
-        }
-        tc_dw3_put2(v0, v1, d++);
+        tc_dw3_put2(pad, pad, d++);
     }
 }
 
@@ -460,34 +449,39 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                 const int32_t na = NA - ta < tile ? NA - ta : tile;
                 const int32_t a0 = ta * LS - PA, ncols = (na - 1) * LS + 3;
                 int32_t jv0 = a0 < 0 ? -a0 : 0, jv1 = IA - a0 < ncols ? IA - a0 : ncols;
-                int32_t have[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
-                int32_t l;
+                uint32_t *ln[3];
+                int32_t base = INT32_MIN / 2, l;
                 if (jv0 > ncols) {
                     jv0 = ncols;
                 }
                 if (jv1 < jv0) {
                     jv1 = jv0;
                 }
+                ln[0] = buf[0][0];
+                ln[1] = buf[1][0];
+                ln[2] = buf[2][0];
                 for (l = 0; l < NL; l++) {
                     const int32_t x0 = l * XS - PX;
                     int8_t *o = oimg + l * ox + ta * oa + c0;
-                    const uint32_t *ln[3];
-                    int k;
-                    for (k = 0; k < 3; k++) {
-                        const int32_t xx = x0 + k;
-                        const int32_t s = (int32_t)((uint32_t)(xx + 3 * 0x4000) % 3u);
-                        if (have[s] != xx) {
-                            if (xx >= 0 && xx < IX) {
-                                tc_dw3_fill(img + xx * ix + (a0 + jv0) * ia + c0, ia, ncols,
-                                            jv0, jv1, pad, buf[s][0]);
-                            } else {
-                                tc_dw3_fill(img, 0, ncols, 0, 0, pad, buf[s][0]);
-                            }
-                            have[s] = xx;
-                        }
-                        ln[k] = buf[s][0];
+                    int32_t d = x0 - base;
+                    if (d > 3) {
+                        d = 3;
                     }
-                    line(ln, ch, o, oa, na);
+                    for (; d > 0; d--) { /* lines x0 + 3 - d: rotate one slot */
+                        uint32_t *f = ln[0];
+                        const int32_t xx = x0 + 3 - d;
+                        ln[0] = ln[1];
+                        ln[1] = ln[2];
+                        ln[2] = f;
+                        if (xx >= 0 && xx < IX) {
+                            tc_dw3_fill(img + xx * ix + (a0 + jv0) * ia + c0, ia, ncols, jv0,
+                                        jv1, pad, f);
+                        } else {
+                            tc_dw3_fill(img, 0, ncols, 0, 0, pad, f);
+                        }
+                    }
+                    base = x0;
+                    line((const uint32_t *const *)ln, ch, o, oa, na);
                     if (clamp) {
                         tc_dw3_clamp(o, oa, na, lo, hi);
                     }
