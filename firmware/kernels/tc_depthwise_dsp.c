@@ -227,14 +227,19 @@ TC_INLINE void tc_dw3_rest(const uint32_t *l0, const uint32_t *l1, const uint32_
         const uint32_t *m0 = l0, *m1 = l1, *m2 = l2;
         int8_t *q = o;
         int32_t k = n;
-        for (; k >= 2; k -= 2) {
-            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 2, S, 0, 0, 0);
-            m0 += S;
-            m1 += S;
-            m2 += S;
-            q += 2 * ostep;
+        if (k >= 4) {
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 4, S, 0, 0, 0);
+            m0 += 2 * S;
+            m1 += 2 * S;
+            m2 += 2 * S;
+            q += 4 * ostep;
+            k -= 4;
         }
-        if (k == 1) {
+        if (k == 3) {
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 3, S, 0, 0, 0);
+        } else if (k == 2) {
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 2, S, 0, 0, 0);
+        } else if (k == 1) {
             tc_dw3_pass(m0, m1, m2, ch, q, ostep, 1, S, 0, 0, 0);
         }
         l0 += TC_DW3_WORDS;
