@@ -4,29 +4,35 @@
  * DepthwiseConvPerChannel and calls these where they apply). Both give results identical to
  * the portable loops; they compile to nothing on cores without __ARM_FEATURE_DSP.
  *
- * 1. tc_dwconv3x3_dsp: the whole layer for 3x3 filters, depth multiplier 1, no dilation,
- *    horizontal stride 1 or 2, in_c a multiple of 4 (any padding, any vertical stride, in place
- *    or not). Per block of four channels:
- *    - set-up, once per block: the filter taps split into two words of 16-bit lanes, channels
- *      (0, 2) and (1, 3) (SXTB16), doubled; the requantization constants of the four channels;
- *    - input rows are unpacked once into a small stack buffer (a ring of three rows, one word
- *      of channels (0, 2) and one of (1, 3) per column, in 16-bit lanes); columns and rows
- *      outside the image hold the input zero point (folded into bias_eff, the zero point
- *      contributes nothing, like TFLM's skipped taps), so borders need no special case;
- *    - outputs are computed in passes of up to four horizontally adjacent pixels for one pair
- *      of channels, SMLABB / SMLATT accumulating both channels of a pair per buffer word, so
- *      the columns a pass loads serve every window that covers them;
+ * 1. tc_dwconv3x3_dsp: the whole layer for 3x3 filters, depth multiplier 1, no dilation, in_c
+ *    a multiple of 4, stride 1 or 2 along the output lines (any padding, any stride across
+ *    them, in place or not). Outputs run in lines along the longer output axis (rows, or
+ *    columns for tall layers such as the DS-CNN's 25 x 5); a line reads three input lines.
+ *    Per block of four channels:
+ *    - set-up, once per block: per channel and filter line, the taps (w0, w1) and (w1, w2) as
+ *      16-bit lanes, doubled; the channel's requantization constants;
+ *    - input lines are unpacked once into a stack buffer, a ring of three lines, per channel
+ *      16-bit values, word m = columns (2m, 2m + 1) (SXTB16 + PKHBT/PKHTB); columns and lines
+ *      outside the image hold the input zero point, which contributes nothing once the zero
+ *      point is folded into bias_eff (like TFLM's skipped taps), so borders cost nothing extra;
+ *    - outputs are computed in passes of up to six adjacent outputs of one channel, two taps
+ *      per instruction: output 2m = SMLAD(A[m], (w0, w1)) + A[m + 1].lo * w2, output 2m + 1 =
+ *      A[m].hi * w0 + SMLAD(A[m + 1], (w1, w2)) (stride 1), output k = SMLAD(A[k], (w0, w1)) +
+ *      A[k + 1].lo * w2 (stride 2); the six-output line step is in assembly so that its six
+ *      accumulators stay in registers;
  *    - requantization without 64-bit arithmetic: with the accumulator doubled (the doubled
  *      weights and bias give 2 * acc at no cost), SMMLAR(2 * acc, m, R) = R + h, h =
  *      SaturatingRoundingDoublingHighMul(acc, m) exactly; with R = 2^(r-1) + out_offset * 2^r
  *      (r = -shift >= 1) and the sign of acc added, one arithmetic shift by r is TFLM's
  *      RoundingDivideByPOT(h, r) + out_offset (see tc_requant in tc_qmath.h for why the sign
- *      of acc can stand for the sign of h); SSAT then clamps to int8.
+ *      of acc can stand for the sign of h); SSAT clamps to int8, a narrower fused activation
+ *      is applied to the line afterwards.
  *    The conditions (|bias_eff| < 2^29 so that 2 * acc cannot overflow, 1 <= r <= 20 so that
- *    R + h cannot) are checked on entry; it returns 0 (nothing written) when they fail.
- *    In place (out == in) the output row y is written over input row y only once rows up to
- *    y + 1 are in the buffer, which holds everything later rows read: no ring is needed. It
- *    needs the row in one buffer tile (else it returns 0).
+ *    R + h cannot) are checked on entry; it returns 0 (nothing written) when anything fails.
+ *    In place (out == in) output line y is written over input line y only once input lines up
+ *    to y + 1 are in the buffer, which holds everything later lines read: no ring is needed.
+ *    That needs a whole line in one buffer tile (TC_DW3_COLS columns), else it returns 0.
+ *    Stack: about 1.5 KB (the buffer: 3 lines x 4 channels x TC_DW3_COLS 16-bit values).
  * 2. tc_dwconv_block4_dsp: four channels of one interior pixel (any filter size, depth
  *    multiplier 1), one word of input and weights per tap; used for the layers 1. refuses.
  */
@@ -92,11 +98,7 @@ typedef struct {
 #define TC_DW3_OUT(k, acc)                                                                  \
     do {                                                                                    \
         if ((k) < N) {                                                                      \
-            int32_t v_ = tc_dw3_rq(acc, m, q, r);                                           \
-            if (CLAMP) {                                                                    \
-                v_ = tc_clamp(v_, lo, hi);                                                  \
-            }                                                                               \
-            *o = (int8_t)v_;                                                                \
+            *o = (int8_t)tc_dw3_rq(acc, m, q, r);                                           \
             o += ostep;                                                                     \
         }                                                                                   \
     } while (0)
@@ -173,7 +175,7 @@ TC_INLINE void tc_dw3_line6_s2(const uint32_t *L, const uint32_t *w, int32_t *p0
  * buffer lines; stored at o, o + ostep, .. */
 TC_INLINE void tc_dw3_pass(const uint32_t *l0, const uint32_t *l1, const uint32_t *l2,
                            const tc_dw3_chan_t *ch, int8_t *o, int32_t ostep, const int N,
-                           const int S, const int CLAMP, int32_t lo, int32_t hi)
+                           const int S)
 {
     const int NW = S == 1 ? N / 2 + 2 : N + 1; /* words a line of the pass reads */
     const int32_t b = ch->bias;
@@ -228,7 +230,7 @@ TC_INLINE void tc_dw3_rest(const uint32_t *l0, const uint32_t *l1, const uint32_
         int8_t *q = o;
         int32_t k = n;
         if (k >= 4) {
-            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 4, S, 0, 0, 0);
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 4, S);
             m0 += 2 * S;
             m1 += 2 * S;
             m2 += 2 * S;
@@ -236,11 +238,11 @@ TC_INLINE void tc_dw3_rest(const uint32_t *l0, const uint32_t *l1, const uint32_
             k -= 4;
         }
         if (k == 3) {
-            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 3, S, 0, 0, 0);
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 3, S);
         } else if (k == 2) {
-            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 2, S, 0, 0, 0);
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 2, S);
         } else if (k == 1) {
-            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 1, S, 0, 0, 0);
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 1, S);
         }
         l0 += TC_DW3_WORDS;
         l1 += TC_DW3_WORDS;
@@ -273,13 +275,13 @@ TC_INLINE void tc_dw3_line(const uint32_t *const *l, const tc_dw3_chan_t *ch, in
     const int32_t adv = S == 1 ? TC_DW3_MAXN / 2 : TC_DW3_MAXN; /* words per pass */
     const uint32_t *l0 = l[0], *l1 = l[1], *l2 = l[2];
     for (; n >= TC_DW3_MAXN; n -= TC_DW3_MAXN) {
-        tc_dw3_pass(l0, l1, l2, ch, o, ostep, TC_DW3_MAXN, S, 0, 0, 0);
+        tc_dw3_pass(l0, l1, l2, ch, o, ostep, TC_DW3_MAXN, S);
         tc_dw3_pass(l0 + TC_DW3_WORDS, l1 + TC_DW3_WORDS, l2 + TC_DW3_WORDS, ch + 1, o + 1,
-                    ostep, TC_DW3_MAXN, S, 0, 0, 0);
+                    ostep, TC_DW3_MAXN, S);
         tc_dw3_pass(l0 + 2 * TC_DW3_WORDS, l1 + 2 * TC_DW3_WORDS, l2 + 2 * TC_DW3_WORDS,
-                    ch + 2, o + 2, ostep, TC_DW3_MAXN, S, 0, 0, 0);
+                    ch + 2, o + 2, ostep, TC_DW3_MAXN, S);
         tc_dw3_pass(l0 + 3 * TC_DW3_WORDS, l1 + 3 * TC_DW3_WORDS, l2 + 3 * TC_DW3_WORDS,
-                    ch + 3, o + 3, ostep, TC_DW3_MAXN, S, 0, 0, 0);
+                    ch + 3, o + 3, ostep, TC_DW3_MAXN, S);
         l0 += adv;
         l1 += adv;
         l2 += adv;
@@ -354,11 +356,13 @@ TC_INLINE void tc_dw3_put2(uint32_t v0, uint32_t v1, uint32_t *d)
 static void tc_dw3_fill(const int8_t *x, int32_t step, int32_t ncols, int32_t jv0, int32_t jv1,
                         uint32_t pad, uint32_t *d)
 {
+    /* the zero point in both 16-bit lanes: a pair of padding columns, any channel */
+    const uint32_t pp = tc_pkhbt16(tc_sxtb16_lo(pad), tc_sxtb16_lo(pad));
     int32_t j = 0;
-    /* columns go out in pairs, (pad, pad) before the image, then a pair straddling its first
+    /* columns go out in pairs: (pad, pad) before the image, a pair straddling its first
      * column, pairs inside, a pair straddling its last column, pads after it */
-    for (; j + 1 < jv0; j += 2) {
-        tc_dw3_put2(pad, pad, d++);
+    for (; j + 1 < jv0; j += 2, d++) {
+        d[0] = d[TC_DW3_WORDS] = d[2 * TC_DW3_WORDS] = d[3 * TC_DW3_WORDS] = pp;
     }
     if (j < jv0) { /* j = jv0 - 1 */
         tc_dw3_put2(pad, j + 1 < jv1 ? tc_ld32(x) : pad, d++);
@@ -374,8 +378,8 @@ static void tc_dw3_fill(const int8_t *x, int32_t step, int32_t ncols, int32_t jv
         tc_dw3_put2(tc_ld32(x), pad, d++);
         j += 2;
     }
-    for (; j < ncols; j += 2) {
-        tc_dw3_put2(pad, pad, d++);
+    for (; j < ncols; j += 2, d++) {
+        d[0] = d[TC_DW3_WORDS] = d[2 * TC_DW3_WORDS] = d[3 * TC_DW3_WORDS] = pp;
     }
 }
 
