@@ -32,7 +32,7 @@
  *    In place (out == in) output line y is written over input line y only once input lines up
  *    to y + 1 are in the buffer, which holds everything later lines read: no ring is needed.
  *    That needs a whole line in one buffer tile (TC_DW3_COLS columns), else it returns 0.
- *    Stack: about 1.2 KB (the buffer: 3 lines x 4 channels x TC_DW3_COLS 16-bit values).
+ *    Stack: about 1.5 KB in all (the buffer: 3 lines x 4 channels x TC_DW3_COLS 16-bit values).
  * 2. tc_dwconv_block4_dsp: four channels of one interior pixel (any filter size, depth
  *    multiplier 1), one word of input and weights per tap; used for the layers 1. refuses.
  */
