@@ -137,6 +137,40 @@ TC_INLINE void tc_dw3_line6_s1(const uint32_t *L, const uint32_t *w, int32_t *p0
     *p5 = a5;
 }
 
+/* The first line of a pass: the accumulators start from the bias b. */
+TC_INLINE void tc_dw3_line6_s1_first(const uint32_t *L, const uint32_t *w, int32_t b,
+                                     int32_t *p0, int32_t *p1, int32_t *p2, int32_t *p3,
+                                     int32_t *p4, int32_t *p5)
+{
+    int32_t a0, a1, a2, a3, a4, a5;
+    uint32_t x, y, w01, w12;
+    __asm__("ldrd %[w01], %[w12], [%[w]]\n\t"
+            "ldrd %[x], %[y], [%[L]]\n\t"
+            "smlad %[a0], %[x], %[w01], %[b]\n\t"
+            "smlatb %[a1], %[x], %[w01], %[b]\n\t"
+            "smlabt %[a0], %[y], %[w12], %[a0]\n\t"
+            "smlad %[a1], %[y], %[w12], %[a1]\n\t"
+            "smlad %[a2], %[y], %[w01], %[b]\n\t"
+            "smlatb %[a3], %[y], %[w01], %[b]\n\t"
+            "ldrd %[x], %[y], [%[L], #8]\n\t"
+            "smlabt %[a2], %[x], %[w12], %[a2]\n\t"
+            "smlad %[a3], %[x], %[w12], %[a3]\n\t"
+            "smlad %[a4], %[x], %[w01], %[b]\n\t"
+            "smlatb %[a5], %[x], %[w01], %[b]\n\t"
+            "smlabt %[a4], %[y], %[w12], %[a4]\n\t"
+            "smlad %[a5], %[y], %[w12], %[a5]"
+            : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4),
+              [a5] "=&r"(a5), [x] "=&r"(x), [y] "=&r"(y), [w01] "=&r"(w01), [w12] "=&r"(w12)
+            : [L] "r"(L), [w] "r"(w), [b] "r"(b)
+            : "memory");
+    *p0 = a0;
+    *p1 = a1;
+    *p2 = a2;
+    *p3 = a3;
+    *p4 = a4;
+    *p5 = a5;
+}
+
 TC_INLINE void tc_dw3_line6_s2(const uint32_t *L, const uint32_t *w, int32_t *p0, int32_t *p1,
                                int32_t *p2, int32_t *p3, int32_t *p4, int32_t *p5)
 {
@@ -171,6 +205,42 @@ TC_INLINE void tc_dw3_line6_s2(const uint32_t *L, const uint32_t *w, int32_t *p0
     *p5 = a5;
 }
 
+/* The first line of a pass: the accumulators start from the bias b. */
+TC_INLINE void tc_dw3_line6_s2_first(const uint32_t *L, const uint32_t *w, int32_t b,
+                                     int32_t *p0, int32_t *p1, int32_t *p2, int32_t *p3,
+                                     int32_t *p4, int32_t *p5)
+{
+    int32_t a0, a1, a2, a3, a4, a5;
+    uint32_t x, y, w01, w12;
+    __asm__("ldrd %[w01], %[w12], [%[w]]\n\t"
+            "ldrd %[x], %[y], [%[L]]\n\t"
+            "smlad %[a0], %[x], %[w01], %[b]\n\t"
+            "smlabt %[a0], %[y], %[w12], %[a0]\n\t"
+            "smlad %[a1], %[y], %[w01], %[b]\n\t"
+            "ldrd %[x], %[y], [%[L], #8]\n\t"
+            "smlabt %[a1], %[x], %[w12], %[a1]\n\t"
+            "smlad %[a2], %[x], %[w01], %[b]\n\t"
+            "smlabt %[a2], %[y], %[w12], %[a2]\n\t"
+            "smlad %[a3], %[y], %[w01], %[b]\n\t"
+            "ldrd %[x], %[y], [%[L], #16]\n\t"
+            "smlabt %[a3], %[x], %[w12], %[a3]\n\t"
+            "smlad %[a4], %[x], %[w01], %[b]\n\t"
+            "smlabt %[a4], %[y], %[w12], %[a4]\n\t"
+            "smlad %[a5], %[y], %[w01], %[b]\n\t"
+            "ldr %[x], [%[L], #24]\n\t"
+            "smlabt %[a5], %[x], %[w12], %[a5]"
+            : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4),
+              [a5] "=&r"(a5), [x] "=&r"(x), [y] "=&r"(y), [w01] "=&r"(w01), [w12] "=&r"(w12)
+            : [L] "r"(L), [w] "r"(w), [b] "r"(b)
+            : "memory");
+    *p0 = a0;
+    *p1 = a1;
+    *p2 = a2;
+    *p3 = a3;
+    *p4 = a4;
+    *p5 = a5;
+}
+
 /* One pass: N (1..6) adjacent outputs of one channel, the first window at word 0 of the three
  * buffer lines; stored at o, o + ostep, .. */
 TC_INLINE void tc_dw3_pass(const uint32_t *l0, const uint32_t *l1, const uint32_t *l2,
@@ -187,11 +257,19 @@ TC_INLINE void tc_dw3_pass(const uint32_t *l0, const uint32_t *l1, const uint32_
         const uint32_t w01 = ch->w[t][0], w12 = ch->w[t][1];
         uint32_t A[8];
         if (N == 6 && S == 1) {
-            tc_dw3_line6_s1(L, ch->w[t], &a0, &a1, &a2, &a3, &a4, &a5);
+            if (t == 0) { /* the accumulators start from the bias */
+                tc_dw3_line6_s1_first(L, ch->w[t], b, &a0, &a1, &a2, &a3, &a4, &a5);
+            } else {
+                tc_dw3_line6_s1(L, ch->w[t], &a0, &a1, &a2, &a3, &a4, &a5);
+            }
             continue;
         }
         if (N == 6 && S == 2) {
-            tc_dw3_line6_s2(L, ch->w[t], &a0, &a1, &a2, &a3, &a4, &a5);
+            if (t == 0) {
+                tc_dw3_line6_s2_first(L, ch->w[t], b, &a0, &a1, &a2, &a3, &a4, &a5);
+            } else {
+                tc_dw3_line6_s2(L, ch->w[t], &a0, &a1, &a2, &a3, &a4, &a5);
+            }
             continue;
         }
 #pragma GCC unroll 8
