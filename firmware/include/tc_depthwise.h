@@ -26,5 +26,11 @@ void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 
 /* 16x8 (tc_conv_s16_params_t, tc_conv2d.h): int16 activations, weights [k_h][k_w][out_c]. */
 void tc_dwconv_s16(const tc_conv_s16_params_t *p, const int16_t *in, int16_t *out);
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+/* Internal (tc_depthwise_dsp.c, called by tc_dwconv_s8): the whole layer for 3x3 filters,
+ * depth multiplier 1, no dilation; returns 0 without writing anything where it does not
+ * apply. */
+int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+#endif
 
 #endif /* TC_DEPTHWISE_H */

@@ -9,9 +9,11 @@
  * their valid taps), 3x3 filters are unrolled, and in place (out == in) a ring holds each
  * output until its input pixel has been read for the last time.
  *
- * Fast path beside it: tc_depthwise_dsp.c (Cortex-M4/M7, __ARM_FEATURE_DSP), four channels of
- * an interior pixel at depth multiplier 1 per call, one word of input and weights per tap. It is
- * chosen below (TC_DW_FAST, tc_dw_block4_fast) and gives identical results.
+ * Fast paths beside it: tc_depthwise_dsp.c (Cortex-M4/M7, __ARM_FEATURE_DSP): the whole layer
+ * for 3x3 filters at depth multiplier 1 (tc_dwconv3x3_dsp, tried first by tc_dwconv_s8; it
+ * returns 0 where it does not apply), and four channels of an interior pixel at depth
+ * multiplier 1 per call, one word of input and weights per tap (TC_DW_FAST, tc_dw_block4_fast)
+ * for the other layers. Both give identical results.
  */
 #include <stdint.h>
 #include <string.h>
@@ -248,6 +250,11 @@ void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 #if defined(__ARM_ARCH_6M__)
     tc_dwconv_s8_m0(p, in, out); /* tc_depthwise_m0.c */
     return;
+#elif TC_DSP
+    if (p->k_h == 3 && p->k_w == 3 && p->dil_h == 1 && p->dil_w == 1 && p->depth_mult == 1 &&
+        (!p->inplace || in == out) && tc_dwconv3x3_dsp(p, in, out)) {
+        return;
+    }
 #endif
     if (p->inplace && in == out) {
         tc_dwconv_inplace(p, in, out);

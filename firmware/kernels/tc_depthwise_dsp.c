@@ -1,12 +1,40 @@
-/* tinycompile runtime: DEPTHWISE_CONV_2D, int8: the DSP fast path (Cortex-M4/M7).
+/* tinycompile runtime: DEPTHWISE_CONV_2D, int8: the DSP fast paths (Cortex-M4/M7).
  *
  * Beside the portable kernel tc_depthwise.c (which matches TFLM's reference
- * DepthwiseConvPerChannel and calls this where it applies: four channels of an interior pixel
- * at depth multiplier 1). With the weights re-laid-out in blocks of four channels
- * (tc_depthwise.h), the four channels of one tap are one word of input and one of weights:
- * SXTB16 splits each into even / odd bytes, SMLABB / SMLATT accumulate the four products in
- * int32 exactly as the portable loop does, so results are identical; 3x3 filters unrolled.
- * Compiles to nothing on cores without __ARM_FEATURE_DSP.
+ * DepthwiseConvPerChannel and calls these where they apply). Both give results identical to
+ * the portable loops; they compile to nothing on cores without __ARM_FEATURE_DSP.
+ *
+ * 1. tc_dwconv3x3_dsp: the whole layer for 3x3 filters, depth multiplier 1, no dilation, in_c
+ *    a multiple of 4, stride 1 or 2 along the output lines (any padding, any stride across
+ *    them, in place or not). Outputs run in lines along the longer output axis (rows, or
+ *    columns for tall layers such as the DS-CNN's 25 x 5); a line reads three input lines.
+ *    Per block of four channels:
+ *    - set-up, once per block: per channel and filter line, the taps (w0, w1) and (w1, w2) as
+ *      16-bit lanes, doubled; the channel's requantization constants;
+ *    - input lines are unpacked once into a stack buffer, a ring of three lines, per channel
+ *      16-bit values, word m = columns (2m, 2m + 1) (SXTB16 + PKHBT/PKHTB); columns and lines
+ *      outside the image hold the input zero point, which contributes nothing once the zero
+ *      point is folded into bias_eff (like TFLM's skipped taps), so borders cost nothing extra;
+ *    - outputs are computed in passes of up to six adjacent outputs of one channel, two taps
+ *      per instruction: output 2m = SMLAD(A[m], (w0, w1)) + A[m + 1].lo * w2, output 2m + 1 =
+ *      A[m].hi * w0 + SMLAD(A[m + 1], (w1, w2)) (stride 1), output k = SMLAD(A[k], (w0, w1)) +
+ *      A[k + 1].lo * w2 (stride 2); the six-output line step is in assembly so that its six
+ *      accumulators stay in registers;
+ *    - requantization without 64-bit arithmetic: with the accumulator doubled (the doubled
+ *      weights and bias give 2 * acc at no cost), SMMLAR(2 * acc, m, R) = R + h, h =
+ *      SaturatingRoundingDoublingHighMul(acc, m) exactly; with R = 2^(r-1) + out_offset * 2^r
+ *      (r = -shift >= 1) and the sign of acc added, one arithmetic shift by r is TFLM's
+ *      RoundingDivideByPOT(h, r) + out_offset (see tc_requant in tc_qmath.h for why the sign
+ *      of acc can stand for the sign of h); SSAT clamps to int8, a narrower fused activation
+ *      is applied to the line afterwards.
+ *    The conditions (|bias_eff| < 2^29 so that 2 * acc cannot overflow, 1 <= r <= 20 so that
+ *    R + h cannot) are checked on entry; it returns 0 (nothing written) when anything fails.
+ *    In place (out == in) output line y is written over input line y only once input lines up
+ *    to y + 1 are in the buffer, which holds everything later lines read: no ring is needed.
+ *    That needs a whole line in one buffer tile (TC_DW3_COLS columns), else it returns 0.
+ *    Stack: about 1.5 KB in all (the buffer: 3 lines x 4 channels x TC_DW3_COLS 16-bit values).
+ * 2. tc_dwconv_block4_dsp: four channels of one interior pixel (any filter size, depth
+ *    multiplier 1), one word of input and weights per tap; used for the layers 1. refuses.
  */
 #include <stdint.h>
 
@@ -14,6 +42,544 @@
 #include "tc_kernel_util.h"
 
 #if TC_DSP
+
+/* ------------------------------------------------------------- 3x3, whole layer */
+
+/* Buffer columns per line (stack: 4 channels x 3 lines x TC_DW3_COLS 16-bit values). */
+#define TC_DW3_COLS 32
+#define TC_DW3_WORDS (TC_DW3_COLS / 2 + 2)
+
+TC_INLINE int32_t tc_smmlar(int32_t a, int32_t b, int32_t acc)
+{
+    int32_t r;
+    __asm__("smmlar %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+    return r;
+}
+
+/* Doubled accumulator -> int8: SMMLAR, the sign of acc, shift, saturate (see above). */
+TC_INLINE int32_t tc_dw3_rq(int32_t acc2, int32_t m, int32_t rr, int32_t r)
+{
+    int32_t v = tc_smmlar(acc2, m, rr) + (acc2 >> 31);
+    return __ssat(v >> r, 8);
+}
+
+/* One channel of a block, set up once per block. Along a line the window's three taps are
+ * u = 0, 1, 2; the three lines are t = 0, 1, 2. */
+typedef struct {
+    uint32_t w[3][2]; /* [t]: (w[t][0], w[t][1]) and (w[t][1], w[t][2]) in 16-bit lanes, x2 */
+    int32_t bias;     /* 2 * bias_eff */
+    int32_t mult;
+    int32_t rnd;      /* 2^(r-1) + out_offset * 2^r */
+    int32_t rsh;      /* r = -shift */
+} tc_dw3_chan_t;
+
+/* Output k of a pass, one line t: a += x[k S] w0 + x[k S + 1] w1 + x[k S + 2] w2, the
+ * buffer line's words A[m] = (x[2m], x[2m + 1]). S = 1: even k = 2m: SMLAD(A[m], (w0, w1)) +
+ * A[m + 1].lo * w2; odd k = 2m + 1: A[m].hi * w0 + SMLAD(A[m + 1], (w1, w2)). S = 2: k:
+ * SMLAD(A[k], (w0, w1)) + A[k + 1].lo * w2. */
+#define TC_DW3_TAPS(k, acc)                                                                 \
+    do {                                                                                    \
+        if ((k) < N) {                                                                      \
+            if (S == 1) {                                                                   \
+                if (((k) & 1) == 0) {                                                       \
+                    acc = __smlad(A[(k) / 2], w01, acc);                                    \
+                    acc = __smlabt(A[(k) / 2 + 1], w12, acc);                               \
+                } else {                                                                    \
+                    acc = __smlatb(A[(k) / 2], w01, acc);                                   \
+                    acc = __smlad(A[(k) / 2 + 1], w12, acc);                                \
+                }                                                                           \
+            } else {                                                                        \
+                acc = __smlad(A[(k)], w01, acc);                                            \
+                acc = __smlabt(A[(k) + 1], w12, acc);                                       \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+
+#define TC_DW3_OUT(k, acc)                                                                  \
+    do {                                                                                    \
+        if ((k) < N) {                                                                      \
+            *o = (int8_t)tc_dw3_rq(acc, m, q, r);                                           \
+            o += ostep;                                                                     \
+        }                                                                                   \
+    } while (0)
+
+/* One buffer line of a six-output pass (see TC_DW3_TAPS), in assembly so that the six
+ * accumulators, two weights and two words of the line stay in registers. */
+TC_INLINE void tc_dw3_line6_s1(const uint32_t *L, const uint32_t *w, int32_t *p0, int32_t *p1,
+                               int32_t *p2, int32_t *p3, int32_t *p4, int32_t *p5)
+{
+    int32_t a0 = *p0, a1 = *p1, a2 = *p2, a3 = *p3, a4 = *p4, a5 = *p5;
+    uint32_t x, y, w01, w12;
+    __asm__("ldrd %[w01], %[w12], [%[w]]\n\t"
+            "ldrd %[x], %[y], [%[L]]\n\t"
+            "smlad %[a0], %[x], %[w01], %[a0]\n\t"
+            "smlatb %[a1], %[x], %[w01], %[a1]\n\t"
+            "smlabt %[a0], %[y], %[w12], %[a0]\n\t"
+            "smlad %[a1], %[y], %[w12], %[a1]\n\t"
+            "smlad %[a2], %[y], %[w01], %[a2]\n\t"
+            "smlatb %[a3], %[y], %[w01], %[a3]\n\t"
+            "ldrd %[x], %[y], [%[L], #8]\n\t"
+            "smlabt %[a2], %[x], %[w12], %[a2]\n\t"
+            "smlad %[a3], %[x], %[w12], %[a3]\n\t"
+            "smlad %[a4], %[x], %[w01], %[a4]\n\t"
+            "smlatb %[a5], %[x], %[w01], %[a5]\n\t"
+            "smlabt %[a4], %[y], %[w12], %[a4]\n\t"
+            "smlad %[a5], %[y], %[w12], %[a5]"
+            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4),
+              [a5] "+r"(a5), [x] "=&r"(x), [y] "=&r"(y), [w01] "=&r"(w01), [w12] "=&r"(w12)
+            : [L] "r"(L), [w] "r"(w)
+            : "memory");
+    *p0 = a0;
+    *p1 = a1;
+    *p2 = a2;
+    *p3 = a3;
+    *p4 = a4;
+    *p5 = a5;
+}
+
+/* The first line of a pass: the accumulators start from the bias b. */
+TC_INLINE void tc_dw3_line6_s1_first(const uint32_t *L, const uint32_t *w, int32_t b,
+                                     int32_t *p0, int32_t *p1, int32_t *p2, int32_t *p3,
+                                     int32_t *p4, int32_t *p5)
+{
+    int32_t a0, a1, a2, a3, a4, a5;
+    uint32_t x, y, w01, w12;
+    __asm__("ldrd %[w01], %[w12], [%[w]]\n\t"
+            "ldrd %[x], %[y], [%[L]]\n\t"
+            "smlad %[a0], %[x], %[w01], %[b]\n\t"
+            "smlatb %[a1], %[x], %[w01], %[b]\n\t"
+            "smlabt %[a0], %[y], %[w12], %[a0]\n\t"
+            "smlad %[a1], %[y], %[w12], %[a1]\n\t"
+            "smlad %[a2], %[y], %[w01], %[b]\n\t"
+            "smlatb %[a3], %[y], %[w01], %[b]\n\t"
+            "ldrd %[x], %[y], [%[L], #8]\n\t"
+            "smlabt %[a2], %[x], %[w12], %[a2]\n\t"
+            "smlad %[a3], %[x], %[w12], %[a3]\n\t"
+            "smlad %[a4], %[x], %[w01], %[b]\n\t"
+            "smlatb %[a5], %[x], %[w01], %[b]\n\t"
+            "smlabt %[a4], %[y], %[w12], %[a4]\n\t"
+            "smlad %[a5], %[y], %[w12], %[a5]"
+            : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4),
+              [a5] "=&r"(a5), [x] "=&r"(x), [y] "=&r"(y), [w01] "=&r"(w01), [w12] "=&r"(w12)
+            : [L] "r"(L), [w] "r"(w), [b] "r"(b)
+            : "memory");
+    *p0 = a0;
+    *p1 = a1;
+    *p2 = a2;
+    *p3 = a3;
+    *p4 = a4;
+    *p5 = a5;
+}
+
+TC_INLINE void tc_dw3_line6_s2(const uint32_t *L, const uint32_t *w, int32_t *p0, int32_t *p1,
+                               int32_t *p2, int32_t *p3, int32_t *p4, int32_t *p5)
+{
+    int32_t a0 = *p0, a1 = *p1, a2 = *p2, a3 = *p3, a4 = *p4, a5 = *p5;
+    uint32_t x, y, w01, w12;
+    __asm__("ldrd %[w01], %[w12], [%[w]]\n\t"
+            "ldrd %[x], %[y], [%[L]]\n\t"
+            "smlad %[a0], %[x], %[w01], %[a0]\n\t"
+            "smlabt %[a0], %[y], %[w12], %[a0]\n\t"
+            "smlad %[a1], %[y], %[w01], %[a1]\n\t"
+            "ldrd %[x], %[y], [%[L], #8]\n\t"
+            "smlabt %[a1], %[x], %[w12], %[a1]\n\t"
+            "smlad %[a2], %[x], %[w01], %[a2]\n\t"
+            "smlabt %[a2], %[y], %[w12], %[a2]\n\t"
+            "smlad %[a3], %[y], %[w01], %[a3]\n\t"
+            "ldrd %[x], %[y], [%[L], #16]\n\t"
+            "smlabt %[a3], %[x], %[w12], %[a3]\n\t"
+            "smlad %[a4], %[x], %[w01], %[a4]\n\t"
+            "smlabt %[a4], %[y], %[w12], %[a4]\n\t"
+            "smlad %[a5], %[y], %[w01], %[a5]\n\t"
+            "ldr %[x], [%[L], #24]\n\t"
+            "smlabt %[a5], %[x], %[w12], %[a5]"
+            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4),
+              [a5] "+r"(a5), [x] "=&r"(x), [y] "=&r"(y), [w01] "=&r"(w01), [w12] "=&r"(w12)
+            : [L] "r"(L), [w] "r"(w)
+            : "memory");
+    *p0 = a0;
+    *p1 = a1;
+    *p2 = a2;
+    *p3 = a3;
+    *p4 = a4;
+    *p5 = a5;
+}
+
+/* The first line of a pass: the accumulators start from the bias b. */
+TC_INLINE void tc_dw3_line6_s2_first(const uint32_t *L, const uint32_t *w, int32_t b,
+                                     int32_t *p0, int32_t *p1, int32_t *p2, int32_t *p3,
+                                     int32_t *p4, int32_t *p5)
+{
+    int32_t a0, a1, a2, a3, a4, a5;
+    uint32_t x, y, w01, w12;
+    __asm__("ldrd %[w01], %[w12], [%[w]]\n\t"
+            "ldrd %[x], %[y], [%[L]]\n\t"
+            "smlad %[a0], %[x], %[w01], %[b]\n\t"
+            "smlabt %[a0], %[y], %[w12], %[a0]\n\t"
+            "smlad %[a1], %[y], %[w01], %[b]\n\t"
+            "ldrd %[x], %[y], [%[L], #8]\n\t"
+            "smlabt %[a1], %[x], %[w12], %[a1]\n\t"
+            "smlad %[a2], %[x], %[w01], %[b]\n\t"
+            "smlabt %[a2], %[y], %[w12], %[a2]\n\t"
+            "smlad %[a3], %[y], %[w01], %[b]\n\t"
+            "ldrd %[x], %[y], [%[L], #16]\n\t"
+            "smlabt %[a3], %[x], %[w12], %[a3]\n\t"
+            "smlad %[a4], %[x], %[w01], %[b]\n\t"
+            "smlabt %[a4], %[y], %[w12], %[a4]\n\t"
+            "smlad %[a5], %[y], %[w01], %[b]\n\t"
+            "ldr %[x], [%[L], #24]\n\t"
+            "smlabt %[a5], %[x], %[w12], %[a5]"
+            : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4),
+              [a5] "=&r"(a5), [x] "=&r"(x), [y] "=&r"(y), [w01] "=&r"(w01), [w12] "=&r"(w12)
+            : [L] "r"(L), [w] "r"(w), [b] "r"(b)
+            : "memory");
+    *p0 = a0;
+    *p1 = a1;
+    *p2 = a2;
+    *p3 = a3;
+    *p4 = a4;
+    *p5 = a5;
+}
+
+/* One pass: N (1..6) adjacent outputs of one channel, the first window at word 0 of the three
+ * buffer lines; stored at o, o + ostep, .. */
+TC_INLINE void tc_dw3_pass(const uint32_t *l0, const uint32_t *l1, const uint32_t *l2,
+                           const tc_dw3_chan_t *ch, int8_t *o, int32_t ostep, const int N,
+                           const int S)
+{
+    const int NW = S == 1 ? N / 2 + 2 : N + 1; /* words a line of the pass reads */
+    const int32_t b = ch->bias;
+    int32_t a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b;
+    int t, i;
+#pragma GCC unroll 3
+    for (t = 0; t < 3; t++) {
+        const uint32_t *L = t == 0 ? l0 : (t == 1 ? l1 : l2);
+        const uint32_t w01 = ch->w[t][0], w12 = ch->w[t][1];
+        uint32_t A[8];
+        if (N == 6 && S == 1) {
+            if (t == 0) { /* the accumulators start from the bias */
+                tc_dw3_line6_s1_first(L, ch->w[t], b, &a0, &a1, &a2, &a3, &a4, &a5);
+            } else {
+                tc_dw3_line6_s1(L, ch->w[t], &a0, &a1, &a2, &a3, &a4, &a5);
+            }
+            continue;
+        }
+        if (N == 6 && S == 2) {
+            if (t == 0) {
+                tc_dw3_line6_s2_first(L, ch->w[t], b, &a0, &a1, &a2, &a3, &a4, &a5);
+            } else {
+                tc_dw3_line6_s2(L, ch->w[t], &a0, &a1, &a2, &a3, &a4, &a5);
+            }
+            continue;
+        }
+#pragma GCC unroll 8
+        for (i = 0; i < NW; i++) {
+            A[i] = L[i];
+        }
+        TC_DW3_TAPS(0, a0);
+        TC_DW3_TAPS(1, a1);
+        TC_DW3_TAPS(2, a2);
+        TC_DW3_TAPS(3, a3);
+        TC_DW3_TAPS(4, a4);
+        TC_DW3_TAPS(5, a5);
+    }
+    {
+        const int32_t m = ch->mult, q = ch->rnd, r = ch->rsh;
+        TC_DW3_OUT(0, a0);
+        TC_DW3_OUT(1, a1);
+        TC_DW3_OUT(2, a2);
+        TC_DW3_OUT(3, a3);
+        TC_DW3_OUT(4, a4);
+        TC_DW3_OUT(5, a5);
+    }
+}
+
+#define TC_DW3_MAXN 6
+
+/* The rest of a line (n < TC_DW3_MAXN outputs), the four channels of the block (channel i's
+ * lines TC_DW3_WORDS words after channel i - 1's, its outputs at o + i). */
+TC_INLINE void tc_dw3_rest(const uint32_t *l0, const uint32_t *l1, const uint32_t *l2,
+                           const tc_dw3_chan_t *ch, int8_t *o, int32_t ostep, int32_t n,
+                           const int S)
+{
+    int i;
+    for (i = 0; i < 4; i++) {
+        const uint32_t *m0 = l0, *m1 = l1, *m2 = l2;
+        int8_t *q = o;
+        int32_t k = n;
+        if (k >= 4) {
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 4, S);
+            m0 += 2 * S;
+            m1 += 2 * S;
+            m2 += 2 * S;
+            q += 4 * ostep;
+            k -= 4;
+        }
+        if (k == 3) {
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 3, S);
+        } else if (k == 2) {
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 2, S);
+        } else if (k == 1) {
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 1, S);
+        }
+        l0 += TC_DW3_WORDS;
+        l1 += TC_DW3_WORDS;
+        l2 += TC_DW3_WORDS;
+        ch++;
+        o++;
+    }
+}
+
+__attribute__((noinline)) static void tc_dw3_rest_s1(const uint32_t *l0, const uint32_t *l1,
+                                                     const uint32_t *l2, const tc_dw3_chan_t *ch,
+                                                     int8_t *o, int32_t ostep, int32_t n)
+{
+    tc_dw3_rest(l0, l1, l2, ch, o, ostep, n, 1);
+}
+
+__attribute__((noinline)) static void tc_dw3_rest_s2(const uint32_t *l0, const uint32_t *l1,
+                                                     const uint32_t *l2, const tc_dw3_chan_t *ch,
+                                                     int8_t *o, int32_t ostep, int32_t n)
+{
+    tc_dw3_rest(l0, l1, l2, ch, o, ostep, n, 2);
+}
+
+/* One output line (n outputs) of the four channels of a block: passes of TC_DW3_MAXN outputs
+ * channel by channel (the channel's lines at constant offsets), then the rest. l[k]: buffer
+ * line slot k, channel 0, the first window at word 0. */
+TC_INLINE void tc_dw3_line(const uint32_t *const *l, const tc_dw3_chan_t *ch, int8_t *o,
+                           int32_t ostep, int32_t n, const int S)
+{
+    const int32_t adv = S == 1 ? TC_DW3_MAXN / 2 : TC_DW3_MAXN; /* words per pass */
+    const uint32_t *l0 = l[0], *l1 = l[1], *l2 = l[2];
+    for (; n >= TC_DW3_MAXN; n -= TC_DW3_MAXN) {
+        tc_dw3_pass(l0, l1, l2, ch, o, ostep, TC_DW3_MAXN, S);
+        tc_dw3_pass(l0 + TC_DW3_WORDS, l1 + TC_DW3_WORDS, l2 + TC_DW3_WORDS, ch + 1, o + 1,
+                    ostep, TC_DW3_MAXN, S);
+        tc_dw3_pass(l0 + 2 * TC_DW3_WORDS, l1 + 2 * TC_DW3_WORDS, l2 + 2 * TC_DW3_WORDS,
+                    ch + 2, o + 2, ostep, TC_DW3_MAXN, S);
+        tc_dw3_pass(l0 + 3 * TC_DW3_WORDS, l1 + 3 * TC_DW3_WORDS, l2 + 3 * TC_DW3_WORDS,
+                    ch + 3, o + 3, ostep, TC_DW3_MAXN, S);
+        l0 += adv;
+        l1 += adv;
+        l2 += adv;
+        o += TC_DW3_MAXN * ostep;
+    }
+    if (n > 0) {
+        if (S == 1) {
+            tc_dw3_rest_s1(l0, l1, l2, ch, o, ostep, n);
+        } else {
+            tc_dw3_rest_s2(l0, l1, l2, ch, o, ostep, n);
+        }
+    }
+}
+
+typedef void (*tc_dw3_line_fn)(const uint32_t *const *l, const tc_dw3_chan_t *ch, int8_t *o,
+                               int32_t ostep, int32_t n);
+
+__attribute__((noinline)) static void tc_dw3_line_s1(const uint32_t *const *l,
+                                                     const tc_dw3_chan_t *ch, int8_t *o,
+                                                     int32_t ostep, int32_t n)
+{
+    tc_dw3_line(l, ch, o, ostep, n, 1);
+}
+
+__attribute__((noinline)) static void tc_dw3_line_s2(const uint32_t *const *l,
+                                                     const tc_dw3_chan_t *ch, int8_t *o,
+                                                     int32_t ostep, int32_t n)
+{
+    tc_dw3_line(l, ch, o, ostep, n, 2);
+}
+
+/* The fused activation's clamp, when narrower than int8, over n outputs of four channels. */
+static void tc_dw3_clamp(int8_t *o, int32_t ostep, int32_t n, int32_t lo, int32_t hi)
+{
+    for (; n > 0; n--, o += ostep) {
+        int i;
+        for (i = 0; i < 4; i++) {
+            o[i] = (int8_t)tc_clamp(o[i], lo, hi);
+        }
+    }
+}
+
+/* (lo half of a, lo half of b) and (hi half of a, hi half of b). */
+TC_INLINE uint32_t tc_pkhbt16(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+TC_INLINE uint32_t tc_pkhtb16(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
+    return r;
+}
+
+/* Two columns (raw words v0, v1: four channels each) into word d[0] of the four channel lines
+ * (TC_DW3_WORDS apart): channel i's column pair in 16-bit lanes. */
+TC_INLINE void tc_dw3_put2(uint32_t v0, uint32_t v1, uint32_t *d)
+{
+    const uint32_t e0 = tc_sxtb16_lo(v0), e1 = tc_sxtb16_lo(v1);
+    const uint32_t o0 = tc_sxtb16_hi(v0), o1 = tc_sxtb16_hi(v1);
+    d[0] = tc_pkhbt16(e0, e1);
+    d[TC_DW3_WORDS] = tc_pkhbt16(o0, o1);
+    d[2 * TC_DW3_WORDS] = tc_pkhtb16(e0, e1);
+    d[3 * TC_DW3_WORDS] = tc_pkhtb16(o0, o1);
+}
+
+/* Fill a buffer line slot d (four channel lines) with ncols input pixels: columns jv0 .. jv1 - 1
+ * from x, x + step, .. (four channels each), the others the zero point (pad, four bytes). */
+static void tc_dw3_fill(const int8_t *x, int32_t step, int32_t ncols, int32_t jv0, int32_t jv1,
+                        uint32_t pad, uint32_t *d)
+{
+    /* the zero point in both 16-bit lanes: a pair of padding columns, any channel */
+    const uint32_t pp = tc_pkhbt16(tc_sxtb16_lo(pad), tc_sxtb16_lo(pad));
+    int32_t j = 0;
+    /* columns go out in pairs: (pad, pad) before the image, a pair straddling its first
+     * column, pairs inside, a pair straddling its last column, pads after it */
+    for (; j + 1 < jv0; j += 2, d++) {
+        d[0] = d[TC_DW3_WORDS] = d[2 * TC_DW3_WORDS] = d[3 * TC_DW3_WORDS] = pp;
+    }
+    if (j < jv0) { /* j = jv0 - 1 */
+        tc_dw3_put2(pad, j + 1 < jv1 ? tc_ld32(x) : pad, d++);
+        j += 2;
+        x += step;
+    }
+    for (; j + 1 < jv1; j += 2) {
+        const uint32_t v0 = tc_ld32(x), v1 = tc_ld32(x + step);
+        x += 2 * step;
+        tc_dw3_put2(v0, v1, d++);
+    }
+    if (j < jv1) {
+        tc_dw3_put2(tc_ld32(x), pad, d++);
+        j += 2;
+    }
+    for (; j < ncols; j += 2, d++) {
+        d[0] = d[TC_DW3_WORDS] = d[2 * TC_DW3_WORDS] = d[3 * TC_DW3_WORDS] = pp;
+    }
+}
+
+int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OH = p->out_h, OW = p->out_w;
+    const int32_t lo = p->act_min, hi = p->act_max;
+    const int clamp = lo > -128 || hi < 127;
+    const uint32_t zp = (uint32_t)(-p->in_offset) & 0xFFu;
+    const uint32_t pad = zp * 0x01010101u;
+    /* Lines run along the longer output axis, one after the other across it: a line of
+     * outputs reads three input lines, buffered. */
+    const int vert = OH > OW;
+    const int32_t LS = vert ? p->stride_h : p->stride_w; /* stride along a line */
+    const int32_t XS = vert ? p->stride_w : p->stride_h; /* stride across lines */
+    const int32_t NL = vert ? OW : OH, NA = vert ? OH : OW; /* lines, outputs per line */
+    const int32_t IA = vert ? H : W, IX = vert ? W : H;   /* input size along / across */
+    const int32_t PA = vert ? p->pad_h : p->pad_w, PX = vert ? p->pad_w : p->pad_h;
+    const int32_t ia = vert ? W * C : C, ix = vert ? C : W * C;   /* input steps */
+    const int32_t oa = vert ? OW * C : C, ox = vert ? C : OW * C; /* output steps */
+    const int32_t tile = (TC_DW3_COLS - 4) / LS + 1; /* outputs per buffer tile */
+    tc_dw3_line_fn line;
+    /* [line slot][channel][word] */
+    uint32_t buf[3][4][TC_DW3_WORDS];
+    tc_dw3_chan_t ch[4];
+    int32_t c, n, c0;
+    if (C % 4 != 0 || (LS != 1 && LS != 2) || XS < 1) {
+        return 0;
+    }
+    if (in == out && NA > tile) {
+        return 0;
+    }
+    for (c = 0; c < C; c++) {
+        const int32_t b = p->bias_eff[c], r = -p->shift[c];
+        if (b >= (1 << 29) || b <= -(1 << 29) || r < 1 || r > 20) {
+            return 0;
+        }
+    }
+    line = LS == 1 ? tc_dw3_line_s1 : tc_dw3_line_s2;
+    for (n = 0; n < p->batches; n++) {
+        const int8_t *img = in + n * H * W * C;
+        int8_t *oimg = out + n * OH * OW * C;
+        for (c0 = 0; c0 < C; c0 += 4) {
+            const int8_t *wb = p->weights + (c0 >> 2) * 36;
+            int32_t t, i, ta;
+            /* block set-up: weights [ky][kx][4]; line t, tap u along it */
+            for (t = 0; t < 3; t++) {
+                const int32_t s = vert ? 4 * 3 : 4, ls = vert ? 4 : 4 * 3;
+                const uint32_t v0 = tc_ld32(wb + t * ls), v1 = tc_ld32(wb + t * ls + s);
+                const uint32_t v2 = tc_ld32(wb + t * ls + 2 * s);
+                uint32_t e0 = tc_sxtb16_lo(v0), e1 = tc_sxtb16_lo(v1), e2 = tc_sxtb16_lo(v2);
+                uint32_t o0 = tc_sxtb16_hi(v0), o1 = tc_sxtb16_hi(v1), o2 = tc_sxtb16_hi(v2);
+                e0 = (uint32_t)__sadd16(e0, e0);
+                e1 = (uint32_t)__sadd16(e1, e1);
+                e2 = (uint32_t)__sadd16(e2, e2);
+                o0 = (uint32_t)__sadd16(o0, o0);
+                o1 = (uint32_t)__sadd16(o1, o1);
+                o2 = (uint32_t)__sadd16(o2, o2);
+                ch[0].w[t][0] = tc_pkhbt16(e0, e1);
+                ch[0].w[t][1] = tc_pkhbt16(e1, e2);
+                ch[2].w[t][0] = tc_pkhtb16(e0, e1);
+                ch[2].w[t][1] = tc_pkhtb16(e1, e2);
+                ch[1].w[t][0] = tc_pkhbt16(o0, o1);
+                ch[1].w[t][1] = tc_pkhbt16(o1, o2);
+                ch[3].w[t][0] = tc_pkhtb16(o0, o1);
+                ch[3].w[t][1] = tc_pkhtb16(o1, o2);
+            }
+            for (i = 0; i < 4; i++) {
+                const int32_t r = -p->shift[c0 + i];
+                ch[i].bias = 2 * p->bias_eff[c0 + i];
+                ch[i].mult = p->mult[c0 + i];
+                ch[i].rsh = r;
+                ch[i].rnd = (int32_t)((1u << (r - 1)) + ((uint32_t)p->out_offset << r));
+            }
+            for (ta = 0; ta < NA; ta += tile) {
+                const int32_t na = NA - ta < tile ? NA - ta : tile;
+                const int32_t a0 = ta * LS - PA, ncols = (na - 1) * LS + 3;
+                int32_t jv0 = a0 < 0 ? -a0 : 0, jv1 = IA - a0 < ncols ? IA - a0 : ncols;
+                uint32_t *ln[3];
+                int32_t base = INT32_MIN / 2, l;
+                if (jv0 > ncols) {
+                    jv0 = ncols;
+                }
+                if (jv1 < jv0) {
+                    jv1 = jv0;
+                }
+                ln[0] = buf[0][0];
+                ln[1] = buf[1][0];
+                ln[2] = buf[2][0];
+                for (l = 0; l < NL; l++) {
+                    const int32_t x0 = l * XS - PX;
+                    int8_t *o = oimg + l * ox + ta * oa + c0;
+                    int32_t d = x0 - base;
+                    if (d > 3) {
+                        d = 3;
+                    }
+                    for (; d > 0; d--) { /* lines x0 + 3 - d: rotate one slot */
+                        uint32_t *f = ln[0];
+                        const int32_t xx = x0 + 3 - d;
+                        ln[0] = ln[1];
+                        ln[1] = ln[2];
+                        ln[2] = f;
+                        if (xx >= 0 && xx < IX) {
+                            tc_dw3_fill(img + xx * ix + (a0 + jv0) * ia + c0, ia, ncols, jv0,
+                                        jv1, pad, f);
+                        } else {
+                            tc_dw3_fill(img, 0, ncols, 0, 0, pad, f);
+                        }
+                    }
+                    base = x0;
+                    line((const uint32_t *const *)ln, ch, o, oa, na);
+                    if (clamp) {
+                        tc_dw3_clamp(o, oa, na, lo, hi);
+                    }
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+/* ------------------------------------------------- four channels of one interior pixel */
 
 /* Requantize channels oc .. oc + 3 and store them at dst[0 .. 3]. */
 TC_INLINE void tc_dw_store4(const tc_conv_params_t *p, int32_t oc, int32_t a0, int32_t a1,

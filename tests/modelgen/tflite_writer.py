@@ -21,14 +21,16 @@ TYPES = {
 @dataclass
 class T:
     """A tensor: quantized ones carry (scale, zero point); constants carry data; variables
-    (``is_variable``) are state an operator reads and updates in place."""
+    (``is_variable``) are state an operator reads and updates in place. Per-channel quantized
+    ones carry lists of scales and zero points and their axis (``quant_axis``)."""
 
     name: str
     shape: tuple[int, ...]
     dtype: str = "int8"
-    quant: tuple[float, int] | None = None
+    quant: tuple[float, int] | tuple[list[float], list[int]] | None = None
     data: np.ndarray | None = None
     variable: bool = False  # state tensors (LSTM, SVDF): written by no operator
+    quant_axis: int = 0
 
 
 @dataclass
@@ -91,11 +93,16 @@ def write(tensors: list[T], nodes: list[Node], inputs: list[int], outputs: list[
         shape = _ivec(b, tflite.TensorStartShapeVector, list(t.shape))
         q = None
         if t.quant is not None:
-            sc = _fvec(b, tflite.QuantizationParametersStartScaleVector, [t.quant[0]])
-            zp = _lvec(b, tflite.QuantizationParametersStartZeroPointVector, [t.quant[1]])
+            scales, zps = t.quant
+            scales = list(scales) if isinstance(scales, (list, np.ndarray)) else [scales]
+            zps = list(zps) if isinstance(zps, (list, np.ndarray)) else [zps]
+            sc = _fvec(b, tflite.QuantizationParametersStartScaleVector, scales)
+            zp = _lvec(b, tflite.QuantizationParametersStartZeroPointVector, zps)
             tflite.QuantizationParametersStart(b)
             tflite.QuantizationParametersAddScale(b, sc)
             tflite.QuantizationParametersAddZeroPoint(b, zp)
+            if len(scales) > 1:
+                tflite.QuantizationParametersAddQuantizedDimension(b, t.quant_axis)
             q = tflite.QuantizationParametersEnd(b)
         tflite.TensorStart(b)
         tflite.TensorAddShape(b, shape)
