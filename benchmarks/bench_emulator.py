@@ -178,7 +178,8 @@ def bench_model(model: Path, cores: list[str], n: int) -> list[CoreResult]:
 
 
 def _m(x: float) -> str:
-    return f"{x / 1e6:.3f} M" if x < 1e6 else f"{x / 1e6:.2f} M"
+    """Millions, to the issue's three significant figures (7.60 M, 0.583 M)."""
+    return f"{x / 1e6:#.3g} M"
 
 
 def _ins(b: Build) -> str:
@@ -232,7 +233,8 @@ def format_table(results: list[CoreResult], n: int) -> str:
             refs = f"{_m(r.reference):>11}" if r.reference is not None else f"{'-':>11}"
             ratio = f"{r.ratio:>9.2f}" if r.ratio is not None else f"{'-':>9}"
             meets = {True: "yes", False: "no", None: "-"}[r.meets]
-            exact = "yes" if r.exact else "NO"
+            failed = f.error or pt.error
+            exact = "FAIL" if failed else "yes" if r.exact else "NO"
             for what, b in (("portable", pt), ("fast", f)):
                 if b.error:
                     notes.append(f"{model} on {r.core} ({r.board}), {what} build FAILED: {b.error}")

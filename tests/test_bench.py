@@ -76,3 +76,13 @@ def test_bench_marks_reference_ratio_and_failures() -> None:
     assert "NOT bit-exact with TFLM: 2 of 4 runs" in text
     assert "portable build NOT bit-exact: 3 mismatching bytes" in text
     assert "7.60 M" in rows["M7"]
+    crash = bench.Build(error="firmware hard fault at pc=0x00001234")
+    moved = bench.CoreResult(
+        "ad_autoencoder", "M0+", "rp2040", 264_192, ok, crash, ["does not fit board samd21: flash"]
+    )
+    text = bench.format_table([moved], 1)
+    row = next(ln for ln in text.splitlines() if ln.startswith("M0+ "))
+    assert row.split()[1:4] == ["rp2040*", "5,000,000", "FAILED"] and row.split()[-1] == "FAIL"
+    assert "issue 11: 0.264 M MACs" in text
+    assert "fast build FAILED: firmware hard fault at pc=0x00001234" in text
+    assert "does not fit board samd21: flash; run on rp2040 (same core" in text
