@@ -60,9 +60,13 @@ models: $(STAMP)  # regenerate the committed test models (needs tensorflow-cpu a
 	for m in tests/modelgen/ops_*.py tests/modelgen/whole_models.py tests/modelgen/real_models.py; do \
 	  $(PY) -m tests.modelgen.$$(basename $$m .py) || exit 1; done
 
+# bench: compile time and arena vs TFLM, then instructions per inference in QEMU per model and
+# core (portable vs fast kernels, vs issue 11's TFLM + CMSIS-NN figures). Options of the second:
+#   make bench BENCH_ARGS="kws_dscnn --cores M4,M0+ -n 1 --json"
+BENCH_ARGS ?=
 bench: $(STAMP)
 	$(PY) benchmarks/bench_compile.py
-	$(PY) benchmarks/bench_emulator.py
+	$(PY) benchmarks/bench_emulator.py $(BENCH_ARGS)
 
 clean:  # build outputs and the install stamps; `rm -rf .venv` removes the virtualenv too
 	rm -rf build .setup.stamp $(VENV)/.setup.stamp

@@ -112,8 +112,12 @@ def compare(
     seed: int = 0,
     layers: bool = True,
     workdir: str | Path | None = None,
+    portable: bool = False,
 ) -> CompareReport:
-    """Compile ``model`` for ``board``, run it, and compare bit for bit with TFLM."""
+    """Compile ``model`` for ``board``, run it, and compare bit for bit with TFLM.
+
+    ``portable``: build the kernels' portable C paths only (no DSP or ARMv6-M fast paths; a
+    board's emulator build), the baseline `make bench` measures the fast paths against."""
     return compare_plan(
         plan(model),
         model,
@@ -123,4 +127,5 @@ def compare(
         seed=seed,
         layers=layers,
         workdir=workdir,
+        portable=portable,
     )

@@ -23,7 +23,14 @@
 
 #include "tc_qmath.h"
 
-#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+/* TC_PORTABLE (the benchmark's baseline, `portable=True` builds): every kernel takes its portable
+ * C path on any core: TC_DSP is 0 and the ARMv6-M special paths are off (the compiler's
+ * __ARM_ARCH_6M__ is undefined below, in every kernel file, which includes this header before
+ * testing it); kernels test TC_DSP or __ARM_ARCH_6M__ only after including this header. */
+#if defined(TC_PORTABLE)
+#undef __ARM_ARCH_6M__
+#define TC_DSP 0
+#elif defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #define TC_DSP 1
 #else
 #define TC_DSP 0

@@ -128,11 +128,13 @@ def build_firmware(
     profile: bool = True,
     opt: str = "-O2",
     test_inputs: Sequence[Any] | None = None,
+    portable: bool = False,
 ) -> FirmwareBuild:
     """Render the board's files into DIR/board/NAME and build DIR/build/NAME-VARIANT/firmware.*.
 
     `test_inputs` (board variant): the first sample's input tensors, rendered into
     DIR/board/tc_testvec.h (see write_testvec); without it an existing tc_testvec.h is kept.
+    `portable`: every kernel on its portable C path (-DTC_PORTABLE), the benchmark's baseline.
     Raises DoesNotFit (with `.report`, a SizeReport) when the firmware exceeds the board's flash
     or SRAM (no .bin/.hex is left), ToolchainError when a tool is missing or fails.
     """
@@ -147,9 +149,9 @@ def build_firmware(
     project = Path(project_dir).resolve()
     if test_inputs is not None:
         write_testvec(project, test_inputs)
-    recipe = write_board_files(project, b, debug_layers=debug_layers, profile=profile, opt=opt)[
-        variant
-    ]
+    recipe = write_board_files(
+        project, b, debug_layers=debug_layers, profile=profile, opt=opt, portable=portable
+    )[variant]
 
     rel_build = f"build/{b.name}-{variant}"
     build_dir = project / rel_build

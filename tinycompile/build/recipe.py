@@ -50,8 +50,12 @@ def make_recipe(
     profile: bool,
     opt: str,
     boot2_src: str | None,
+    portable: bool = False,
 ) -> BuildRecipe:
-    """The recipe of `variant` for the project `project_dir` (checks its sources exist)."""
+    """The recipe of `variant` for the project `project_dir` (checks its sources exist).
+
+    `portable`: -DTC_PORTABLE, every kernel on its portable C path (no DSP or ARMv6-M fast
+    paths; firmware/kernels/tc_kernel_util.h): the benchmark's baseline."""
     assert board.uart is not None and board.emulator is not None
     name = board.name
     defines = [f"-DTC_VARIANT_{variant.upper()}"]
@@ -67,6 +71,8 @@ def make_recipe(
         defines.append("-DTC_PROFILE")
     if debug_layers:
         defines.append("-DTC_DEBUG_LAYERS")
+    if portable:
+        defines.append("-DTC_PORTABLE")
     cflags = [
         *board.cpu_flags(),
         "-masm-syntax-unified",
@@ -132,5 +138,6 @@ def make_recipe(
     options = (
         f"{opt}, profile={'on' if profile else 'off'}, "
         f"debug_layers={'on' if debug_layers else 'off'}"
+        + (", portable kernels" if portable else "")
     )
     return BuildRecipe(cflags, ldflags, model + rel("runtime/kernels/*.c") + board_srcs, options)

@@ -110,12 +110,19 @@ def run_board(
     *,
     debug_layers: bool = False,
     timeout_s: float = 600.0,
+    portable: bool = False,
 ) -> RunResult:
-    """Build the emulator variant for ``board`` and run it in QEMU (with per-layer ticks)."""
+    """Build the emulator variant for ``board`` and run it in QEMU (with per-layer ticks);
+    ``portable``: kernels on their portable C paths only (the benchmark's baseline)."""
     raise_if_too_big(check_fit(p, board), source=p.graph.source or None)
     try:
         fw = build_firmware(
-            project, board, variant="emulator", debug_layers=debug_layers, profile=True
+            project,
+            board,
+            variant="emulator",
+            debug_layers=debug_layers,
+            profile=True,
+            portable=portable,
         )
     except DoesNotFit as e:
         raise _with_peak(e, p) from None

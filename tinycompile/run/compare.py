@@ -89,8 +89,11 @@ def compare_plan(
     seed: int = 0,
     layers: bool = True,
     workdir: str | Path | None = None,
+    portable: bool = False,
 ) -> CompareReport:
-    """Generate ``model`` (planned: ``p``) for ``board``, run it, compare bit for bit with TFLM."""
+    """Generate ``model`` (planned: ``p``) for ``board``, run it, compare bit for bit with TFLM.
+
+    ``portable`` (a board's emulator build): kernels on their portable C paths only."""
     require_reference()  # before a build that could not be compared
     g = p.graph
     xs = inputs if inputs is not None else make_inputs(g, n, seed)
@@ -100,7 +103,7 @@ def compare_plan(
         if board == "host":
             res = run_host(p, project, xs, debug_layers=layers)
         else:
-            res = run_board(p, project, board, xs, debug_layers=layers)
+            res = run_board(p, project, board, xs, debug_layers=layers, portable=portable)
     ticked = res.ticks is not None and len(res.ticks) > 0
     prof = profile_of(res, p) if res.emulator is not None and ticked else None
     build_text = str(res.firmware.size) if res.firmware is not None else ""
