@@ -30,26 +30,6 @@ TC_INLINE const int8_t *tc_dw_wblock(const tc_conv_params_t *p, int32_t oc)
     return p->weights + (oc >> 2) * (p->k_h * p->k_w * 4) + (oc & 3);
 }
 
-/* One channel of a border pixel: acc + sum((x + off) * w) over nky x nkx valid taps, x at the
- * first valid tap of its channel, w at that tap's weight (taps 4 bytes apart, rows wrs). */
-TC_INLINE int32_t tc_dw_border_one(const int8_t *x, const int8_t *w, int32_t nky, int32_t nkx,
-                                   int32_t xstep, int32_t rstep, int32_t wrs, int32_t off,
-                                   int32_t acc)
-{
-    int32_t ky, kx;
-    for (ky = 0; ky < nky; ky++) {
-        const int8_t *xp = x, *wp = w;
-        for (kx = 0; kx < nkx; kx++) {
-            acc += (*xp + off) * *wp;
-            xp += xstep;
-            wp += 4;
-        }
-        x += rstep;
-        w += wrs;
-    }
-    return acc;
-}
-
 /* One output pixel whose window leaves the image: the reference formula over valid taps. */
 static void tc_dwconv_border(const tc_conv_params_t *p, const int8_t *img, int32_t oy,
                              int32_t ox, int8_t *out)
@@ -64,7 +44,7 @@ static void tc_dwconv_border(const tc_conv_params_t *p, const int8_t *img, int32
     org = img + ((iy0 + ky0 * p->dil_h) * W + ix0 + kx0 * p->dil_w) * C;
     for (oc = 0; oc < OC; oc++) {
         const int32_t acc =
-            tc_dw_border_one(org + ic, tc_dw_wblock(p, oc) + (ky0 * KW + kx0) * 4, ky1 - ky0,
+            tc_dw_taps_sum(org + ic, tc_dw_wblock(p, oc) + (ky0 * KW + kx0) * 4, ky1 - ky0,
                              kx1 - kx0, xstep, rstep, KW * 4, off, p->bias ? p->bias[oc] : 0);
         out[oc] = tc_out_s8(acc, p->mult[oc], p->shift[oc], p->out_offset, p->act_min,
                             p->act_max);
@@ -220,7 +200,7 @@ static void tc_dwconv_inplace(const tc_conv_params_t *p, const int8_t *in, int8_
                         w = wb + (ky0 * KW + kx0) * 4;
                         for (c = 0; c < cn; c++) {
                             const int32_t acc =
-                                tc_dw_border_one(x + c, w + c, ky1 - ky0, kx1 - kx0, xs, rs,
+                                tc_dw_taps_sum(x + c, w + c, ky1 - ky0, kx1 - kx0, xs, rs,
                                                  KW * 4, off, p->bias ? p->bias[c0 + c] : 0);
                             slot[c] =
                                 tc_out_s8(acc, p->mult[c0 + c], p->shift[c0 + c], oo, lo, hi);

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "tc_depthwise.h"
+#include "tc_kernel_util.h"
 #include "tc_m0.h"
 
 /* Taps t in [*lo, *hi) with 0 <= o + dil * t < size, by comparison (no division). */
@@ -58,26 +59,6 @@ TC_INLINE int32_t tc_dw_m0_3x3(const int8_t *x, const int8_t *w, int32_t xs, int
     acc += x[0] * w[24];
     acc += x1[0] * w[28];
     acc += x2[0] * w[32];
-    return acc;
-}
-
-/* Taps [ky0, ky1) x [kx0, kx1) of one channel: acc + sum((x + off) * w); x at tap (ky0, kx0)
- * of the channel, w at that tap's weight. off is 0 for interior windows (bias_eff). */
-TC_INLINE int32_t tc_dw_m0_taps_sum(const int8_t *x, const int8_t *w, int32_t nky, int32_t nkx,
-                                    int32_t xs, int32_t rs, int32_t wrs, int32_t off,
-                                    int32_t acc)
-{
-    int32_t ky, kx;
-    for (ky = 0; ky < nky; ky++) {
-        const int8_t *xp = x, *wp = w;
-        for (kx = 0; kx < nkx; kx++) {
-            acc += (*xp + off) * *wp;
-            xp += xs;
-            wp += 4;
-        }
-        x += rs;
-        w += wrs;
-    }
     return acc;
 }
 
@@ -188,7 +169,7 @@ static void tc_dw_m0_pixel(const tc_dw_m0_q_t *q, const int8_t *x, const int8_t 
     } else {
         for (c = 0; c < cn; c++) {
             const int32_t acc =
-                tc_dw_m0_taps_sum(x + icc[c], wb + c, KH, KW, xs, rs, KW * 4, 0, be[c]);
+                tc_dw_taps_sum(x + icc[c], wb + c, KH, KW, xs, rs, KW * 4, 0, be[c]);
             o[c] = tc_out_s8_m0(acc, mult[c], shift[c], p->out_offset, p->act_min, p->act_max);
         }
     }
@@ -204,7 +185,7 @@ static void tc_dw_m0_pixel_border(const tc_dw_m0_q_t *q, const int8_t *x, const 
     int32_t c;
     for (c = 0; c < cn; c++) {
         const int32_t oc = c0 + c;
-        const int32_t acc = tc_dw_m0_taps_sum(x + icc[c], w + c, nky, nkx, q->xs, q->rs, q->wrs,
+        const int32_t acc = tc_dw_taps_sum(x + icc[c], w + c, nky, nkx, q->xs, q->rs, q->wrs,
                                               q->off, p->bias ? p->bias[oc] : 0);
         o[c] = tc_out_s8_m0(acc, p->mult[oc], p->shift[oc], p->out_offset, p->act_min,
                             p->act_max);

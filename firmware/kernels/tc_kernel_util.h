@@ -573,4 +573,29 @@ void tc_dwconv_block4_dsp(const tc_conv_params_t *p, const int8_t *x, const int8
                           int32_t oc, int32_t xs, int32_t rs, int8_t *dst);
 #endif
 
+/* ------------------------------------------------------------ depthwise window taps */
+
+/* One channel of a depthwise window (weights in blocks of four channels, tc_depthwise.h):
+ * acc + sum((x + off) * w) over nky x nkx taps, x at the first tap of its channel (taps xstep
+ * apart, rows rstep), w at that tap's weight (taps 4 bytes apart, rows wrs). off is the input
+ * offset on border windows, 0 where it is folded into the bias. Shared by the portable and the
+ * ARMv6-M depthwise kernels. */
+TC_INLINE int32_t tc_dw_taps_sum(const int8_t *x, const int8_t *w, int32_t nky, int32_t nkx,
+                                 int32_t xstep, int32_t rstep, int32_t wrs, int32_t off,
+                                 int32_t acc)
+{
+    int32_t ky, kx;
+    for (ky = 0; ky < nky; ky++) {
+        const int8_t *xp = x, *wp = w;
+        for (kx = 0; kx < nkx; kx++) {
+            acc += (*xp + off) * *wp;
+            xp += xstep;
+            wp += 4;
+        }
+        x += rstep;
+        w += wrs;
+    }
+    return acc;
+}
+
 #endif /* TC_KERNEL_UTIL_H */
