@@ -122,9 +122,11 @@ def make_recipe(
                 "tc_console.c",
                 "tc_main_board.c",
                 "tc_proto.c",
-                f"tc_timer_{board.timer}.c",
+                "tc_timer_systick.c",  # the SysTick timer, or the DWT timer's fallback
             )
         ]
+        if board.timer != "systick":
+            board_srcs.append(common + f"tc_timer_{board.timer}.c")
         board_srcs.append("runtime/boards/" + DRIVER_SOURCES[board.uart.driver])
         if board.uart.driver in CLOCK_SOURCES:
             board_srcs.append("runtime/boards/" + CLOCK_SOURCES[board.uart.driver])

@@ -2,8 +2,9 @@
  * A tick is one core clock cycle; the 32-bit counter wraps and differences stay exact.
  *
  * Where CYCCNT does not advance (QEMU models no DWT: reads return 0; a part without the
- * counter), the timer falls back to SysTick on the core clock with wrap counting, as in
- * tc_timer_systick.c; tc_timer_kind() says which one runs (0 SysTick, 1 DWT).
+ * counter), the timer falls back to SysTick on the core clock with wrap counting
+ * (tc_systick_start / tc_systick_read of tc_timer_systick.c, built beside this file);
+ * tc_timer_kind() says which one runs (0 SysTick, 1 DWT).
  */
 #include <stdint.h>
 
@@ -16,12 +17,6 @@
 #define TC_DWT_LAR 0xE0001FB0u
 
 static int g_tc_dwt = 1;
-static volatile uint32_t g_tc_wraps;
-
-void SysTick_Handler(void)
-{
-    g_tc_wraps++;
-}
 
 void tc_timer_init(void)
 {
@@ -33,26 +28,8 @@ void tc_timer_init(void)
     }
     g_tc_dwt = TC_REG32(TC_DWT_CYCCNT) != 0;
     if (!g_tc_dwt) {
-        TC_REG32(TC_SYST_CSR) = 0;
-        TC_REG32(TC_SYST_RVR) = 0x00FFFFFFu;
-        TC_REG32(TC_SYST_CVR) = 0;
-        g_tc_wraps = 0;
-        TC_REG32(TC_SYST_CSR) = 7u; /* ENABLE | TICKINT | CLKSOURCE (core clock) */
+        tc_systick_start();
     }
-}
-
-static uint32_t tc_systick_read(void)
-{
-    uint32_t primask;
-    __asm volatile("mrs %0, primask\n cpsid i" : "=r"(primask)::"memory");
-    uint32_t v = TC_REG32(TC_SYST_CVR);
-    uint32_t w = g_tc_wraps;
-    if (TC_REG32(TC_SCB_ICSR) & (1u << 26)) { /* PENDSTSET: a wrap not yet counted */
-        v = TC_REG32(TC_SYST_CVR);
-        w++;
-    }
-    __asm volatile("msr primask, %0" ::"r"(primask) : "memory");
-    return (w << 24) + ((0x01000000u - v) & 0x00FFFFFFu);
 }
 
 uint32_t tc_timer_read(void)

@@ -4,6 +4,9 @@
  * counts wraps. A read takes the counter with interrupts masked and adds a wrap that is pending
  * but not yet counted. On hardware a tick is a core cycle. Under QEMU with -icount shift=7 the
  * counter follows virtual time: on the mps2 machines (25 MHz) that is 3.2 ticks per instruction.
+ *
+ * tc_systick_start / tc_systick_read are also the fallback of tc_timer_dwt.c (built beside this
+ * file in DWT builds, TC_TIMER_DWT, which then leaves the tc_timer.h functions to it).
  */
 #include <stdint.h>
 
@@ -17,7 +20,7 @@ void SysTick_Handler(void)
     g_tc_wraps++;
 }
 
-void tc_timer_init(void)
+void tc_systick_start(void)
 {
     TC_REG32(TC_SYST_CSR) = 0;
     TC_REG32(TC_SYST_RVR) = 0x00FFFFFFu;
@@ -26,7 +29,7 @@ void tc_timer_init(void)
     TC_REG32(TC_SYST_CSR) = 7u; /* ENABLE | TICKINT | CLKSOURCE (core clock) */
 }
 
-uint32_t tc_timer_read(void)
+uint32_t tc_systick_read(void)
 {
     uint32_t primask;
     __asm volatile("mrs %0, primask\n cpsid i" : "=r"(primask)::"memory");
@@ -41,7 +44,19 @@ uint32_t tc_timer_read(void)
     return (w << 24) + ((0x01000000u - v) & 0x00FFFFFFu);
 }
 
+#if !defined(TC_TIMER_DWT)
+void tc_timer_init(void)
+{
+    tc_systick_start();
+}
+
+uint32_t tc_timer_read(void)
+{
+    return tc_systick_read();
+}
+
 int tc_timer_kind(void)
 {
     return 0;
 }
+#endif

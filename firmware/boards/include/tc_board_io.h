@@ -87,6 +87,10 @@ uint32_t tc_stack_reserve(void);
 /* The timer tc_timer_read() runs on: 1 = DWT->CYCCNT (core cycles), 0 = SysTick (the
  * tc_timer_systick.c builds, and DWT builds whose cycle counter does not count, as in QEMU). */
 int tc_timer_kind(void);
+/* SysTick on the core clock, 24-bit reload, wraps counted (tc_timer_systick.c): the SysTick
+ * timer, and the DWT timer's fallback where CYCCNT does not count. */
+void tc_systick_start(void);
+uint32_t tc_systick_read(void);
 
 /* Validation protocol (tc_proto.c): answers the host on the console UART for ever. The layer
  * tick array and mark are tc_main_board.c's profile hook's (null in builds without it). */
