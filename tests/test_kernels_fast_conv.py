@@ -6,14 +6,21 @@ Paths and the models that reach them (written here with the flatbuffer writer, p
 quantization, random weights; shapes chosen for the edge cases: channel counts not a multiple
 of 4, odd widths and pixel counts, padding, strides 1 and 2, depths not a multiple of 8):
 
+- the int16 column GEMM (tc_conv2d_dsp.c, windows of at least 16 values): with the column the
+  planner grants (``col16``'s stride-2 layer, ``first_c3``'s second layer with a lone last
+  channel), in the output's tail at the SRAM peak (``col16``'s and ``col16_c3``'s first
+  layers, the latter staging windows over 3 channels and ending on a lone pixel), beside the
+  in-place ring (``col16``) and in place for pointwise layers forwards and backwards
+  (``pointwise``, ``col16_c3``);
 - ``tc_dot22_s8``'s assembly loop (two pixels x two channels sharing one offset): im2col pairs,
   pointwise pairs, FC with two or more rows;
 - ``tc_dot14_s8`` (one pixel x four channels): lone im2col pixels, the k x k in-place ring
-  (one pixel at a time), in-place pointwise pixels through the temp, FC with one row;
-- ``tc_conv_pw_run`` (pointwise, stride 1): ordinary, and in place forwards / through the temp /
-  backwards; ``tc_conv_pw_strided_row`` (pointwise, strides 2 and 3);
-- im2col into the output's tail when the planner refuses the im2col scratch (a first layer
-  over one or three channels, at the SRAM peak), with the last pixels by the direct loops.
+  without a column (one pixel at a time, borders through a window copied on the stack), in-place
+  pointwise pixels through the temp, FC with one row;
+- ``tc_conv_pw_run`` (pointwise, stride 1, windows under 16 values); ``tc_conv_pw_strided_row``
+  (pointwise, strides 2 and 3);
+- int8 im2col into the output's tail when the planner refuses the scratch (a first layer over
+  one or three channels, at the SRAM peak), with the last pixels by the direct loops.
 """
 
 from __future__ import annotations
@@ -139,6 +146,14 @@ def _nets() -> dict[str, _Net]:
         "ring": _Net((1, 7, 9, 12), 4).conv(12, 3, act="RELU").conv(10, 3).conv(5, (3, 5)),
         # FULLY_CONNECTED: one row (four outputs per pass, then a pair and a single), three rows
         # (pairs of rows, then one), depths 37 and 9
+        # the int16 column GEMM (tc_conv2d_dsp.c): a first layer at the peak through a column
+        # in its output's tail (K = 72), an in-place ring beside a granted column (pairs of
+        # pixels, 144 of them), then a stride-2 SAME layer with its column (12 channels)
+        "col16": _Net((1, 12, 12, 8), 9).conv(16, 3, act="RELU").conv(16, 3).conv(12, 3, 2),
+        # windows over 3 channels staged as int8 (K = 27: a zero-padded last group), the tail
+        # column leaving a lone pixel (81 pixels); then an in-place pointwise layer with a
+        # column (forwards, a lone last pixel, a lone last channel of 9)
+        "col16_c3": _Net((1, 9, 9, 3), 10).conv(16, 3, act="RELU").conv(9, 1),
         "fc_row": _Net((1, 37), 5).fc(11, "RELU").fc(9).fc(7),
         "fc_rows": _Net((3, 37), 6).fc(10, "RELU6").fc(9),
     }
@@ -154,15 +169,17 @@ def test_fast_paths_match_tflm(name: str, board: str, tmp_path: Path) -> None:
 
 
 def test_models_reach_the_paths(tmp_path: Path) -> None:
-    """The planner gives each model the choices the docstring relies on: first layers without
-    their im2col scratch (and one later k x k layer with it), the pointwise and ring layers in
-    place."""
+    """The planner gives each model the (in place, column buffer) choices the docstring relies
+    on: layers at the SRAM peak without their column, the others with it where it costs no
+    arena, in place where that shrinks the arena."""
     want = {
         "first_c1": [(False, False), (False, False)],
         "first_c3": [(False, False), (False, True)],
-        "pointwise": [(True, True)] * 4 + [(False, True), (True, True)],
-        "pw_plain": [(False, True), (False, False)],
-        "ring": [(True, True)] * 3,
+        "pointwise": [(False, True)] * 2 + [(True, True)] * 2 + [(False, False), (False, True)],
+        "pw_plain": [(True, False), (False, False)],
+        "ring": [(True, False)] * 3,
+        "col16": [(False, False), (True, True), (False, True)],
+        "col16_c3": [(False, False), (True, True)],
     }
     for name, net in _nets().items():
         p = api.plan(net.save(tmp_path / f"{name}.tflite"))

@@ -36,6 +36,10 @@ typedef struct {
     int32_t out_offset;      /* zero_point of the output */
     int32_t act_min;
     int32_t act_max;
+    const int32_t *in1_table; /* int8 ADD: [256] the rescaled input 1 of every int8 value v at
+                                 [v + 128] (in1_offset, left_shift, in1 multiplier and shift
+                                 applied at compile time), or 0: computed per element */
+    const int32_t *in2_table; /* the same for input 2 */
 } tc_add_params_t;
 
 typedef struct {

@@ -55,6 +55,14 @@
  * given (see tc_conv_s8). */
 #define TC_CONV_OUTCOL_MAX_K 64
 
+/* Smallest window (k_h * k_w * in_c) worth the int16 column GEMM (tc_conv2d_dsp.c) out of
+ * place: below it the per-channel-pair overhead outweighs the saved sign extensions and the
+ * int8 paths are faster; nor is it worth it for windows over in_c % 4 != 0 channels (copied
+ * byte by byte) feeding fewer than 16 output channels (measured in QEMU on the layers of
+ * MobileNet, DS-CNN and ResNet-8). In place a granted column buffer is always used (it also
+ * spares the one-pixel temp). */
+#define TC_COL16_MIN_K 16
+
 /* Per-call constants of a convolution, computed once (no divisions in the pixel loops). */
 typedef struct {
     const tc_conv_params_t *p;
@@ -322,6 +330,48 @@ static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
     }
 }
 
+#if TC_DSP
+/* Largest window (k_h * k_w * in_c) whose border copies go to the stack (tc_conv_edge). */
+#define TC_CONV_EDGE_MAX_K 576
+
+/* A border pixel on DSP cores (groups == 1, small windows): its window is copied to a stack
+ * buffer with the zero point in the padding (those taps then add w * (zero_point + in_offset)
+ * = 0, so bias_eff applies) and run as one contiguous dot product, four channels per pass,
+ * instead of the reference formula channel by channel over short rows. The buffer is stack,
+ * not arena: TC_CONV_EDGE_MAX_K bytes at most, within every board's stack reserve. */
+static void tc_conv_edge(const tc_conv_geo_t *g, const int8_t *img, int32_t oy, int32_t ox,
+                         int8_t *out)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t K = g->wstride, OC = p->out_c;
+    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
+    uint32_t buf[TC_CONV_EDGE_MAX_K / 4];
+    int8_t *const win = (int8_t *)buf;
+    int32_t oc = 0, k;
+    if (p->groups != 1 || K > TC_CONV_EDGE_MAX_K) {
+        tc_conv_border(g, img, oy, ox, out);
+        return;
+    }
+    tc_im2col(p, img, oy * p->stride_h - p->pad_h, ox * p->stride_w - p->pad_w, win);
+    for (; oc + 3 < OC; oc += 4) {
+        int32_t a[4];
+        for (k = 0; k < 4; k++) {
+            a[k] = p->bias_eff[oc + k];
+        }
+        tc_dot14_s8(win, p->weights + oc * K, K, K, a);
+        for (k = 0; k < 4; k++) {
+            out[oc + k] = TC_OUT(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
+        }
+    }
+    for (; oc < OC; oc++) {
+        out[oc] = TC_OUT(tc_dot_s8(win, p->weights + oc * K, K, p->bias_eff[oc]), p->mult[oc],
+                         p->shift[oc], oo, lo, hi);
+    }
+}
+#else
+#define tc_conv_edge tc_conv_border
+#endif
+
 /* One output pixel (n, oy, ox) by the direct loops: interior or border. */
 static void tc_conv_pixel(const tc_conv_geo_t *g, const int8_t *in, int32_t n, int32_t oy,
                           int32_t ox, int8_t *out)
@@ -336,7 +386,7 @@ static void tc_conv_pixel(const tc_conv_geo_t *g, const int8_t *in, int32_t n, i
     if (ky0 == 0 && ky1 == p->k_h && kx0 == 0 && kx1 == p->k_w) {
         tc_conv_interior(g, img + (iy0 * W + ix0) * C, 1, out);
     } else {
-        tc_conv_border(g, img, oy, ox, out);
+        tc_conv_edge(g, img, oy, ox, out);
     }
 }
 
@@ -423,6 +473,119 @@ static void tc_conv_im2col(const tc_conv_geo_t *g, const int8_t *in, int8_t *out
         }
     }
 }
+
+#if TC_DSP
+/* Next output pixel in raster order over batches, rows and columns. */
+TC_INLINE void tc_conv_next(const tc_conv_params_t *p, int32_t *n, int32_t *oy, int32_t *ox)
+{
+    if (++*ox == p->out_w) {
+        *ox = 0;
+        if (++*oy == p->out_h) {
+            *oy = 0;
+            ++*n;
+        }
+    }
+}
+
+/* CONV_2D through the int16 column GEMM (tc_conv2d_dsp.c), groups == 1, any window (1x1
+ * included): output pixels (counted over batches, rows and columns) two at a time, each pair's
+ * windows copied to col, then every output channel of both. Pixels from lim on are left to the
+ * direct loops: the caller may have put col over their output bytes (see tc_conv_s8). */
+static void tc_conv_col16(const tc_conv_geo_t *g, const int8_t *in, int8_t *out, int16_t *col,
+                          int32_t lim)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t HWC = p->in_h * p->in_w * p->in_c, OC = p->out_c;
+    const int32_t K = p->k_h * p->k_w * p->in_c, npix = p->batches * p->out_h * p->out_w;
+    const int32_t sh = p->stride_h, sw = p->stride_w, ph = p->pad_h, pw = p->pad_w;
+    int32_t idx = 0, n = 0, oy = 0, ox = 0;
+    for (; idx < npix && idx < lim; idx += 2) {
+        int8_t *const o0 = out + idx * OC;
+        tc_col16_window(p, in + n * HWC, oy * sh - ph, ox * sw - pw, col, 0);
+        tc_conv_next(p, &n, &oy, &ox);
+        if (idx + 1 < npix && idx + 1 < lim) {
+            tc_col16_window(p, in + n * HWC, oy * sh - ph, ox * sw - pw, col, 1);
+            tc_conv_next(p, &n, &oy, &ox);
+            tc_conv_col16_pair(p, col, K, o0, o0 + OC);
+        } else {
+            tc_conv_col16_pair(p, col, K, o0, 0);
+            idx--; /* one pixel done */
+        }
+    }
+    for (; idx < npix; idx++) {
+        tc_conv_pixel(g, in, n, oy, ox, out + idx * OC);
+        tc_conv_next(p, &n, &oy, &ox);
+    }
+}
+
+/* 1x1 CONV_2D, stride 1, no groups, out == in, with a column buffer: pixels i, i + 1 are copied
+ * to col first, so their own input bytes are free and both outputs go straight to their place
+ * (OC <= C: forwards, outputs cover input pixels <= i + 1 only; OC > C: backwards, pairs
+ * (i - 1, i), outputs above every input pixel < i - 1). No temp. */
+static void tc_conv_pw_inplace_col16(const tc_conv_params_t *p, int8_t *buf, int16_t *col)
+{
+    const int32_t C = p->in_c, OC = p->out_c, N = p->batches * p->in_h * p->in_w;
+    int32_t i;
+    if (OC <= C) {
+        for (i = 0; i < N; i += 2) {
+            const int two = i + 1 < N;
+            tc_col16_pixels(buf + i * C, C, col, 0);
+            if (two) {
+                tc_col16_pixels(buf + (i + 1) * C, C, col, 1);
+            }
+            tc_conv_col16_pair(p, col, C, buf + i * OC, two ? buf + (i + 1) * OC : 0);
+        }
+    } else {
+        for (i = N - 1; i >= 0; i -= 2) {
+            if (i > 0) {
+                tc_col16_pixels(buf + (i - 1) * C, C, col, 0);
+                tc_col16_pixels(buf + i * C, C, col, 1);
+                tc_conv_col16_pair(p, col, C, buf + (i - 1) * OC, buf + i * OC);
+            } else {
+                tc_col16_pixels(buf, C, col, 0);
+                tc_conv_col16_pair(p, col, C, buf, 0);
+            }
+        }
+    }
+}
+
+/* The k x k in-place ring (tc_conv_ring_inplace) with a column buffer: outputs i, i + 1 are
+ * computed together once both windows are in col; their slots' pending outputs i - D and
+ * i + 1 - D are stored first (input pixel i + 1 - D was last read by output i's window, which
+ * col now holds), so the ring keeps its R = min(D, H * W) slots. */
+static void tc_conv_ring_col16(const tc_conv_params_t *p, int8_t *buf, int16_t *col)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, HW = H * W;
+    const int32_t D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW;
+    const int32_t K = p->k_h * p->k_w * C;
+    int8_t *const ring = p->tmp;
+    int32_t n, i, k;
+    for (n = 0; n < p->batches; n++) {
+        const int8_t *const img = buf + n * HW * C;
+        int8_t *const dst = buf + n * HW * OC;
+        int32_t s0 = 0;
+        for (i = 0; i < HW; i += 2) {
+            const int two = i + 1 < HW;
+            const int32_t s1 = s0 + 1 == R ? 0 : s0 + 1;
+            tc_col16_window(p, img, i / W - p->pad_h, i % W - p->pad_w, col, 0);
+            if (two) {
+                tc_col16_window(p, img, (i + 1) / W - p->pad_h, (i + 1) % W - p->pad_w, col, 1);
+            }
+            if (i >= D) {
+                memcpy(dst + (i - D) * OC, ring + s0 * OC, (size_t)OC);
+            }
+            if (two && i + 1 >= D) {
+                memcpy(dst + (i + 1 - D) * OC, ring + s1 * OC, (size_t)OC);
+            }
+            tc_conv_col16_pair(p, col, K, ring + s0 * OC, two ? ring + s1 * OC : 0);
+            s0 = !two ? s1 : (s1 + 1 == R ? 0 : s1 + 1);
+        }
+        for (k = HW - R; k < HW; k++) {
+            memcpy(dst + k * OC, ring + (k % R) * OC, (size_t)OC);
+        }
+    }
+}
+#endif
 
 static void tc_conv_geo_init(tc_conv_geo_t *g, const tc_conv_params_t *p)
 {
@@ -528,7 +691,7 @@ static void tc_conv_ring_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_
                 if (inner && ox >= ox_lo && ox < ox_hi) {
                     tc_conv_interior(g, img + ((oy - p->pad_h) * W + ox - p->pad_w) * C, 1, slot);
                 } else {
-                    tc_conv_border(g, img, oy, ox, slot);
+                    tc_conv_edge(g, img, oy, ox, slot);
                 }
                 slot += OC;
                 if (slot == ring_end) {
@@ -556,8 +719,19 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         return;
     }
 #endif
+    tc_conv_geo_init(&g, p);
     if (p->inplace && in == out) {
-        tc_conv_geo_init(&g, p);
+#if TC_DSP
+        if (p->col != 0) { /* a column buffer beside the ring / temp */
+            int16_t *const col = (int16_t *)(void *)p->col;
+            if (p->k_h == 1 && p->k_w == 1) {
+                tc_conv_pw_inplace_col16(p, out, col);
+            } else {
+                tc_conv_ring_col16(p, out, col);
+            }
+            return;
+        }
+#endif
         if (p->k_h == 1 && p->k_w == 1) {
             tc_conv_pw_inplace(&g, in, out);
         } else {
@@ -565,8 +739,24 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         }
         return;
     }
-    tc_conv_geo_init(&g, p);
 #if TC_DSP
+    if (p->groups == 1 && p->k_h * p->k_w * C >= TC_COL16_MIN_K && (C % 4 == 0 || OC >= 16)) {
+        const int32_t K = p->k_h * p->k_w * C, npix = p->batches * p->out_h * p->out_w;
+        const int32_t t = (tc_col16_bytes(K, C) + 7 + OC - 1) / OC;
+        if (p->col != 0) {
+            tc_conv_col16(&g, in, out, (int16_t *)(void *)p->col, INT32_MAX);
+            return;
+        }
+        if (4 * t <= npix) {
+            /* No column buffer (refused by the planner): the output of the last t pixels is
+             * not written before those pixels are computed, and the output does not overlap
+             * the input outside in place, so the column buffer goes there (8-byte aligned for
+             * LDRD) and the last t pixels take the direct loops. */
+            const uintptr_t at = (uintptr_t)(out + (npix - t) * OC);
+            tc_conv_col16(&g, in, out, (int16_t *)((at + 7u) & ~(uintptr_t)7u), npix - t);
+            return;
+        }
+    }
     if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->groups == 1) {
         tc_conv_pw_run(p, in, p->batches * H * W, out);
         return;
@@ -581,7 +771,7 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         return;
     }
 #endif
-    if (p->groups == 1 && p->col != 0) {
+    if (p->groups == 1 && p->col != 0 && (p->k_h > 1 || p->k_w > 1)) {
         tc_conv_im2col(&g, in, out, p->col, INT32_MAX);
         return;
     }
@@ -607,12 +797,12 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
             int8_t *orow = out + ((n * p->out_h + oy) * p->out_w) * OC;
             if (oy < oy_lo || oy >= oy_hi) {
                 for (ox = 0; ox < p->out_w; ox++) {
-                    tc_conv_border(&g, img, oy, ox, orow + ox * OC);
+                    tc_conv_edge(&g, img, oy, ox, orow + ox * OC);
                 }
                 continue;
             }
             for (ox = 0; ox < ox_lo; ox++) {
-                tc_conv_border(&g, img, oy, ox, orow + ox * OC);
+                tc_conv_edge(&g, img, oy, ox, orow + ox * OC);
             }
             {
                 const int8_t *org =
@@ -627,7 +817,7 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                 }
             }
             for (; ox < p->out_w; ox++) {
-                tc_conv_border(&g, img, oy, ox, orow + ox * OC);
+                tc_conv_edge(&g, img, oy, ox, orow + ox * OC);
             }
         }
     }

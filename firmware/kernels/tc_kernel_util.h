@@ -400,6 +400,23 @@ TC_INLINE int8_t tc_out_s8_dsp(int32_t acc, int32_t mult, int32_t shift, int32_t
     return (int8_t)tc_clamp(y + off, lo, hi);
 }
 
+/* tc_requant(x, m, shift) for shift < 0 (tc_out_s8_dsp's arithmetic without the output offset
+ * and clamp), given the constants a loop hoists: r1 = ~shift and t = 1 << r1. Six
+ * instructions. */
+TC_INLINE int32_t tc_requant_rs_dsp(int32_t x, int32_t m, uint32_t r1, uint32_t t)
+{
+    uint32_t u, bl, bh;
+    __asm__("add     %[u], %[t], %[x], asr #31\n\t"
+            "lsl     %[bl], %[u], #31\n\t"
+            "orr     %[bl], %[bl], #0x40000000\n\t"
+            "asr     %[bh], %[u], #1\n\t"
+            "smlal   %[bl], %[bh], %[x], %[m]\n\t"
+            "asr     %[bh], %[bh], %[r1]\n\t"
+            : [u] "=&r"(u), [bl] "=&r"(bl), [bh] "=&r"(bh)
+            : [x] "r"(x), [m] "r"(m), [r1] "r"(r1), [t] "r"(t));
+    return (int32_t)bh;
+}
+
 /* Copy n bytes (DSP cores: a word at a time, unaligned LDR/STR). */
 TC_INLINE void tc_copy_s8(int8_t *dst, const int8_t *src, int32_t n)
 {
@@ -571,6 +588,18 @@ static inline void tc_interior(int32_t n_out, int32_t stride, int32_t pad, int32
  * stored at dst[0 .. 3]. */
 void tc_dwconv_block4_dsp(const tc_conv_params_t *p, const int8_t *x, const int8_t *w,
                           int32_t oc, int32_t xs, int32_t rs, int8_t *dst);
+
+/* tc_conv2d_dsp.c: CONV_2D's int16 column GEMM (layout described there). tc_col16_bytes: the
+ * column buffer of two pixels for windows of k values over in_c channels; tc_col16_window: the
+ * window of the output whose top-left tap is input (iy0, ix0) into pixel slot 0 or 1;
+ * tc_col16_pixels: c values from x (a 1x1 window read in place) into a slot;
+ * tc_conv_col16_pair: every output channel of the two pixels in col (o1 == 0: slot 1 unused). */
+int32_t tc_col16_bytes(int32_t k, int32_t in_c);
+void tc_col16_window(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
+                     int16_t *col, int32_t slot);
+void tc_col16_pixels(const int8_t *x, int32_t c, int16_t *col, int32_t slot);
+void tc_conv_col16_pair(const tc_conv_params_t *p, const int16_t *col, int32_t k, int8_t *o0,
+                        int8_t *o1);
 #endif
 
 /* ------------------------------------------------------------ depthwise window taps */

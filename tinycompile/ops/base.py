@@ -69,7 +69,8 @@ class Prepared:
     macs: int = 0  # multiply-accumulates (or the op's elementary steps) per inference
     scratch: int = 0  # optional arena scratch that speeds the op up (e.g. im2col); may be refused
     in_place_scratch: int | None = None  # None: cannot write its output over input 0; else the
-    # bytes of temporary its in-place variant needs
+    # bytes of temporary its in-place variant needs (the optional ``scratch`` may come on top,
+    # at ``Choice.scratch_offset``: an op that cannot use both leaves ``scratch`` 0)
 
 
 @dataclass(frozen=True)
@@ -80,12 +81,21 @@ class Choice:
     use_scratch: bool = True  # take the optional scratch (``Prepared.scratch``)
 
     def scratch_bytes(self, d: Prepared) -> int:
-        """Arena scratch the op claims under this choice."""
+        """Arena scratch the op claims under this choice: in place, the in-place temporary
+        first, then (8-byte aligned) the optional scratch when taken."""
         if self.in_place:
             if d.in_place_scratch is None:
                 raise ValueError("in-place choice for an op that cannot run in place")
+            if self.use_scratch and d.scratch:
+                return self.scratch_offset(d) + d.scratch
             return d.in_place_scratch
         return d.scratch if self.use_scratch else 0
+
+    def scratch_offset(self, d: Prepared) -> int:
+        """Where the optional scratch starts in the op's scratch region."""
+        if not self.in_place or d.in_place_scratch is None:
+            return 0
+        return (d.in_place_scratch + 7) // 8 * 8
 
 
 DEFAULT_CHOICE = Choice()

@@ -1,11 +1,13 @@
 """CONV_2D (int8 activations, int8 weights per channel or per tensor, int32 bias), as TFLM's
 conv.cc computes it (multipliers and padding: ``conv_common``).
 
-Kernel: ``tc_conv_s8`` (firmware/kernels/tc_conv2d.c). k x k convolutions without groups whose
-two windows fit ``IM2COL_MAX_BYTES`` may copy windows into an im2col scratch buffer, with the
-input zero point as padding (padded taps then contribute exactly nothing, so no raw bias is
-needed); the planner may refuse that scratch where it sits at the SRAM peak. 1x1 convolutions
-read their windows in place.
+Kernel: ``tc_conv_s8`` (firmware/kernels/tc_conv2d.c). A convolution without groups may take a
+column buffer of two pixels' windows (``col16_bytes``, at most ``IM2COL_MAX_BYTES``), windows
+copied with the input zero point as padding (padded taps then contribute exactly nothing): on
+Cortex-M4/M7 the int16 column GEMM of tc_conv2d_dsp.c for every window (1x1 included, and in
+place beside the ring or temp), elsewhere an int8 im2col of k x k windows. It is optional: the
+planner grants it only where it costs no arena (``planner.policy``); without it, M4/M7 builds
+put it in the output's own unwritten tail where that is big enough.
 
 In place (TinyEngine-style): a 1x1 stride-1 convolution without groups (any channel counts), or
 a stride-1 same-size k x k convolution without groups and with no more output than input
@@ -40,7 +42,16 @@ from .conv_common import (
     window,
 )
 
-IM2COL_MAX_BYTES = 2048  # arena scratch a CONV_2D may claim for its im2col buffer
+IM2COL_MAX_BYTES = 4608  # arena scratch a CONV_2D may claim for its column buffer
+
+
+def col16_bytes(k: int, in_c: int) -> int:
+    """The column buffer of two output pixels for windows of ``k`` values over ``in_c``
+    channels, as firmware/kernels/tc_conv2d_dsp.c lays it out (``tc_col16_bytes``): 16 bytes
+    per group of four values, and an int8 staging copy of the window when ``in_c % 4``. The
+    portable kernels' int8 im2col (``2 * k`` bytes) fits in it."""
+    groups = (k + 3) // 4
+    return groups * 16 + (groups * 4 if in_c % 4 else 0)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,7 +97,7 @@ class Conv2DOp(Operator):
         wsum = np.asarray(w.data, np.int64).reshape(oc, -1).sum(axis=1)
         rq = requant(op, g, oc, wsum, *channel_multipliers(x.quant.s, w, o.quant.s, oc))
         pointwise = kh == 1 and kw == 1
-        col = 0 if pointwise or groups != 1 else 2 * kh * kw * kc
+        col = col16_bytes(kh * kw * kc, c) if groups == 1 else 0
         in_place = groups == 1 and geo.stride1 and (pointwise or (geo.same_size and oc <= c))
         ring = 1 if pointwise else geo.ring_pixels()
         return Conv2D(
@@ -104,10 +115,18 @@ class Conv2DOp(Operator):
             fields = s16.conv_fields(ctx, d.geo.fields(), d.rq, w, groups=d.groups, depth_mult=1)
             return io_call("tc_conv_s16", op, ctx, ctx.params("tc_conv_s16_params_t", fields))
         assert isinstance(d.rq, Requant)
-        col = 0 if choice.in_place or not choice.use_scratch else d.scratch
-        # with im2col every window is copied with the zero point as padding: no raw bias needed
-        fields = requant_fields(op, ctx, d.geo, d.rq, ctx.ptr(op.inputs[1]), raw_bias=not col)
-        fields.update(groups=d.groups, depth_mult=1, col=ctx.scratch(col) if col else "0")
-        if choice.in_place:
-            fields.update(inplace=1, tmp=ctx.scratch(choice.scratch_bytes(d)))
+        col = d.scratch if choice.use_scratch else 0
+        # the raw bias is for the direct loops' border windows: not needed where every window
+        # goes through the column buffer (zero point as padding), which the portable and
+        # ARMv6-M builds ignore in place (their ring computes borders directly)
+        k = d.geo.k_h * d.geo.k_w
+        raw = not col or (choice.in_place and k > 1)
+        fields = requant_fields(op, ctx, d.geo, d.rq, ctx.ptr(op.inputs[1]), raw_bias=raw)
+        fields.update(groups=d.groups, depth_mult=1, col="0")
+        if col or choice.in_place:
+            region = ctx.scratch(choice.scratch_bytes(d))
+            if col:
+                fields["col"] = f"((int8_t *){region} + {choice.scratch_offset(d)})"
+            if choice.in_place:
+                fields.update(inplace=1, tmp=f"(int8_t *){region}")
         return io_call("tc_conv_s8", op, ctx, ctx.params("tc_conv_params_t", fields))

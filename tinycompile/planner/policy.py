@@ -1,11 +1,13 @@
-"""The planner's memory policy: which convolutions run in place and which optional scratch
-buffers are refused, judged by the placed arena.
+"""The planner's memory policy: which convolutions run in place and which take their optional
+scratch (a column buffer that speeds them up), judged by the placed arena.
 
-- In place (TinyEngine-style): every op whose unit offers an in-place variant and whose input
-  dies at its step is first tried in place all at once; the result is kept only when the arena
-  shrinks.
-- Optional scratch (a convolution's im2col buffer) trades SRAM for speed: where it sits at the
-  SRAM peak, the layers are tried without it, and the smaller arena kept (a few rounds).
+1. Lean: every op without its optional scratch.
+2. In place (TinyEngine-style): every op whose unit offers an in-place variant and whose input
+   dies at its step is tried in place all at once; kept when the arena shrinks. The arena of
+   this lean plan is the budget: speed never costs memory.
+3. Speed where it is free: op by op, most MACs first, the optional scratch is granted (an op
+   running in place is first tried out of place with it, then in place with it) whenever the
+   placed arena stays within the budget.
 """
 
 from __future__ import annotations
@@ -17,8 +19,6 @@ from ..ops import DEFAULT_CHOICE, Choice, PreparedOp
 from .lifetimes import Lifetimes, input_dies
 from .plan import Layout, layout
 
-SCRATCH_ROUNDS = 4
-
 
 def choose(
     g: Graph,
@@ -28,9 +28,17 @@ def choose(
     *,
     reorder: bool = True,
 ) -> tuple[Layout, dict[int, Choice]]:
-    """Improve on ``lay`` (placed under ``choices``); returns the kept layout and choices."""
+    """Choices for the ops ``choices`` leaves open, and their layout (``lay``: the layout under
+    ``choices`` as given, kept when nothing beats it)."""
+    lean = dict(choices)
+    for p in prepared:
+        if p.data.scratch and p.op.index not in choices:
+            lean[p.op.index] = replace(DEFAULT_CHOICE, use_scratch=False)
+    lean_lay = layout(g, prepared, lean, reorder=reorder)
+    if lean_lay.arena_bytes <= lay.arena_bytes:
+        lay, choices = lean_lay, lean
     lay, choices = _in_place(g, prepared, choices, lay, reorder)
-    return _drop_peak_scratch(g, prepared, choices, lay, reorder)
+    return _grant_scratch(g, prepared, choices, lay, reorder)
 
 
 def _get(choices: dict[int, Choice], index: int) -> Choice:
@@ -56,21 +64,20 @@ def _in_place(
     return (q, trial) if q.arena_bytes < lay.arena_bytes else (lay, choices)
 
 
-def _drop_peak_scratch(
+def _grant_scratch(
     g: Graph, prepared: list[PreparedOp], choices: dict[int, Choice], lay: Layout, reorder: bool
 ) -> tuple[Layout, dict[int, Choice]]:
-    for _ in range(SCRATCH_ROUNDS):
-        peak = lay.peak_bytes
-        at_peak = [
-            st.op.index for s, st in enumerate(lay.steps) if lay.live[s] == peak and st.scratch
-        ]
-        if not at_peak:
-            return lay, choices
-        trial = dict(choices)
-        for i in at_peak:
-            trial[i] = replace(_get(choices, i), use_scratch=False)
-        q = layout(g, prepared, trial, reorder=reorder)
-        if q.arena_bytes >= lay.arena_bytes:
-            return lay, choices
-        lay, choices = q, trial
+    budget = lay.arena_bytes
+    waiting = [p for p in prepared if p.data.scratch and not _get(choices, p.op.index).use_scratch]
+    for p in sorted(waiting, key=lambda p: (-p.data.macs, p.op.index)):
+        now = _get(choices, p.op.index)
+        tries = [replace(now, in_place=False, use_scratch=True)]
+        if now.in_place:
+            tries.append(replace(now, use_scratch=True))
+        for c in tries:
+            trial = {**choices, p.op.index: c}
+            q = layout(g, prepared, trial, reorder=reorder)
+            if q.arena_bytes <= budget:
+                lay, choices = q, trial
+                break
     return lay, choices
