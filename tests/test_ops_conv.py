@@ -101,13 +101,15 @@ def test_fc_multiplier_rule() -> None:
 
 
 def test_kernel_paths_exercised() -> None:
-    """CONV_2D takes the im2col path (arena scratch) for small k x k windows and direct loops
-    for 1x1, grouped and large windows: the committed models cover each."""
+    """CONV_2D without groups asks for a column buffer (arena scratch: int8 im2col of k x k
+    windows on the host, the int16 column GEMM of every window on Cortex-M4/M7) up to
+    IM2COL_MAX_BYTES; grouped and large windows take the direct loops: the committed models
+    cover each."""
     want = {
         "conv_same_relu": True,
         "conv_dil2_n1to1": True,
-        "conv_pointwise": False,
-        "conv_1x1_s2": False,
+        "conv_pointwise": True,
+        "conv_1x1_s2": True,
         "conv_grouped": False,
         "conv_wide_direct": False,
     }

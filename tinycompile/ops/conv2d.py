@@ -42,7 +42,7 @@ from .conv_common import (
     window,
 )
 
-IM2COL_MAX_BYTES = 4608  # arena scratch a CONV_2D may claim for its column buffer
+IM2COL_MAX_BYTES = 4096  # arena scratch a CONV_2D may claim for its column buffer
 
 
 def col16_bytes(k: int, in_c: int) -> int:
