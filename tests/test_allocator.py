@@ -29,8 +29,12 @@ def _check_no_overlap(buffers: list[Buffer]) -> None:
         if not a.meets(b):
             continue
         for s in range(max(a.first, b.first), min(a.last, b.last) + 1):
-            ea, eb = a.offset + a.size_at(s), b.offset + b.size_at(s)
-            assert ea <= b.offset or eb <= a.offset, f"buffers {a.id} and {b.id} overlap at {s}"
+            # the bytes each occupies at step s, computed here from the definitions: a buffer
+            # growing upwards from its offset, one growing downwards from its end
+            sa, sb = a.size_at(s), b.size_at(s)
+            lo_a = a.offset + a.nbytes - sa if a.down else a.offset
+            lo_b = b.offset + b.nbytes - sb if b.down else b.offset
+            assert lo_a + sa <= lo_b or lo_b + sb <= lo_a, f"{a.id} and {b.id} overlap at {s}"
 
 
 def test_disjoint_lifetimes_share_offset_zero() -> None:
@@ -74,6 +78,23 @@ def test_growing_buffer_is_small_before_it_grows() -> None:
     assert grow.size_at(1) == 32 and grow.size_at(2) == 96
 
 
+def test_buffer_growing_downwards_lends_its_lower_bytes() -> None:
+    """An expanding in-place layer: input 20 B at steps 1..2 growing to 40 B at step 2,
+    downwards. Before it grows its lower 20 bytes are free, so the layer before it (20 B,
+    steps 0..1) fits under it while the model input (60 B, step 0) takes the rest: the arena
+    is the live-bytes bound, 80 B. Tensors of the grown buffer end together."""
+    grow = Buffer(0, 40, 1, 2, grow=[(1, 20), (2, 40)], down=True)
+    before = Buffer(1, 20, 0, 1)
+    model_in = Buffer(2, 60, 0, 0)
+    bufs = [grow, before, model_in]
+    arena = default_allocator().place(bufs)
+    _check_no_overlap(bufs)
+    assert max(live_bytes(bufs, 3)) == 80 and arena == 80
+    assert grow.span_at(grow.offset, 1) == (grow.offset + 20, grow.offset + 40)
+    assert grow.tensor_offset(grow.offset, 20) == grow.offset + 20
+    assert grow.tensor_offset(grow.offset, 40) == grow.offset
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_random_buffers_never_overlap(seed: int) -> None:
     rng = random.Random(seed)
@@ -83,6 +104,11 @@ def test_random_buffers_never_overlap(seed: int) -> None:
         first = rng.randrange(steps)
         spec.append((8 * rng.randint(1, 32), first, rng.randint(first, steps - 1)))
     bufs = _bufs(spec)
+    for b in bufs:  # some grow, upwards or downwards, at a step of their life
+        if b.last > b.first and rng.random() < 0.4:
+            at = rng.randint(b.first + 1, b.last)
+            b.grow = [(b.first, 8 * rng.randint(1, b.nbytes // 8)), (at, b.nbytes)]
+            b.down = rng.random() < 0.5
     arena = default_allocator().place(bufs)
     _check_no_overlap(bufs)
     assert arena == arena_size(bufs, {b.id: b.offset for b in bufs})

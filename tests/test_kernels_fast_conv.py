@@ -126,9 +126,10 @@ def _nets() -> dict[str, _Net]:
         # convolutions whose im2col scratch is kept (pairs and lone pixels, 6 and 7 channels)
         "first_c1": _Net((1, 21, 9, 1), 1).conv(10, (5, 3), 2, act="RELU").conv(6, 3, 2),
         "first_c3": _Net((1, 15, 13, 3), 2).conv(8, 3, 1, act="RELU6").conv(7, 2, 2, "VALID"),
-        # pointwise: in place shrinking (forwards), equal (every pixel through the temp: one
-        # pixel x four channels), growing (backwards); then ordinary (stride 2 through the
-        # direct loops, stride 1 pairs); odd pixel counts, channel counts 13, 7, 18, 9, 11
+        # pointwise: in place with columns shrinking (forwards), equal, growing (its buffer
+        # grows downwards: forwards), shrinking in that grown buffer (backwards); then
+        # ordinary (stride 2 through the direct loops, stride 1 pairs); odd pixel counts,
+        # channel counts 13, 7, 18, 9, 11
         "pointwise": _Net((1, 5, 7, 13), 3)
         .conv(7, 1)
         .conv(7, 1, act="RELU")
@@ -136,8 +137,9 @@ def _nets() -> dict[str, _Net]:
         .conv(9, 1)
         .conv(13, 1, 2)
         .conv(11, 1),
-        # pointwise stride 1 out of place (15 pixels: seven pairs and a lone pixel), then a
-        # k x k stride-2 layer at the peak (output-tail im2col, K = 99 > 64: direct loops)
+        # pointwise stride 1 growing in place without a column (downwards, forwards, through
+        # the temp: one pixel x four channels), then a k x k stride-2 layer at the peak (99
+        # values over 11 channels into 6: direct loops, borders through the stack window)
         "pw_plain": _Net((1, 3, 5, 9), 7).conv(11, 1, act="RELU").conv(6, 3, 2),
         # pointwise strides 2 and 3: pixel pairs x channel pairs (oc, oc + s), a lone last
         # pixel (width 5), channels beyond the last block of 2s (10 = 8 + 2, 7 = 6 + 1)
@@ -175,7 +177,7 @@ def test_models_reach_the_paths(tmp_path: Path) -> None:
     want = {
         "first_c1": [(False, False), (False, False)],
         "first_c3": [(False, False), (False, True)],
-        "pointwise": [(False, True)] * 2 + [(True, True)] * 2 + [(False, False), (False, True)],
+        "pointwise": [(True, True)] * 4 + [(False, False), (False, True)],
         "pw_plain": [(True, False), (False, False)],
         "ring": [(True, False)] * 3,
         "col16": [(False, False), (True, True), (False, True)],

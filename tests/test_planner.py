@@ -39,18 +39,27 @@ def _check(p) -> None:
             if t >= 0 and not g.t(t).is_const and not g.t(t).variable:
                 b = p.buffers[p.storage[t]]
                 assert b.first <= s <= b.last, f"tensor {t} not live at step {s}"
-                assert b.offset + g.t(t).nbytes <= p.arena_bytes
+                assert p.offset(t) + g.t(t).nbytes <= p.arena_bytes
                 assert g.t(t).nbytes <= b.size_at(s), f"tensor {t} larger than its buffer at {s}"
+                lo, hi = _span(b, s)
+                assert lo <= p.offset(t) and p.offset(t) + g.t(t).nbytes <= hi, (t, s, b)
     # live buffers never overlap in memory, at any step (a buffer may grow at an in-place step)
     bs = p.buffers
     for i, a in enumerate(bs):
         for b in bs[i + 1 :]:
             for s in range(max(a.first, b.first), min(a.last, b.last) + 1):
-                sa, sb = a.size_at(s), b.size_at(s)
-                assert a.offset + sa <= b.offset or b.offset + sb <= a.offset, (s, a, b)
+                (la, ha), (lb, hb) = _span(a, s), _span(b, s)
+                assert ha <= lb or hb <= la, (s, a, b)
     # a buffer shared by several tensors (alias / in place) holds them in sequence
     assert p.arena_bytes >= p.peak_bytes
     assert p.layers[p.peak_step].live_bytes == p.peak_bytes
+
+
+def _span(b, step: int) -> tuple[int, int]:
+    """The bytes buffer b occupies at ``step``: growing upwards it keeps its offset, growing
+    downwards (an expanding in-place layer) its end."""
+    n = b.size_at(step)
+    return (b.offset + b.nbytes - n, b.offset + b.nbytes) if b.down else (b.offset, b.offset + n)
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: Path(m).stem)

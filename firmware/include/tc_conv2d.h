@@ -17,19 +17,25 @@
  * Layouts: activations NHWC; conv weights [out_c][k_h][k_w][in_c / groups] (TFLite's);
  * depthwise weights: see tc_depthwise.h.
  *
- * In place (TinyEngine-style, params inplace = 1, out == in): the compiler sets this only for
+ * In place (TinyEngine-style, params inplace = 1, output over input): the compiler sets this
+ * only for
  *   - CONV_2D 1x1, stride 1, no groups: pixel p's out_c outputs take bytes [p * out_c,
- *     (p + 1) * out_c) of the buffer. With out_c <= in_c pixels run forwards (they only cover
- *     input pixels <= p), otherwise backwards (only input pixels >= p). A pixel whose outputs
- *     would overlap its own input is computed into tmp and copied; the others straight into
- *     place.
+ *     (p + 1) * out_c) from out, its input [p * in_c, (p + 1) * in_c) from in, where out == in
+ *     (a buffer growing upwards or shrinking) or in - out = n * (out_c - in_c) for n pixels (a
+ *     buffer growing downwards: an expanding layer's output ends where its input ends, so it
+ *     starts below it; a later shrinking layer in that buffer ends where its input ends too).
+ *     Pixels run forwards when no output reaches input still unread (out == in with
+ *     out_c <= in_c; the expanding layer growing downwards), else backwards. A pixel whose
+ *     outputs would overlap its own input is computed into tmp and copied; the others straight
+ *     into place. With a column buffer (col, Cortex-M4/M7) pixel pairs are copied there first
+ *     and no temp is needed.
  *   - CONV_2D k x k, stride 1, output size == input size, out_c <= in_c, no groups: pixels in
  *     raster order; input pixel j is last read by output pixel j + pad_h * in_w + pad_w, so
  *     outputs wait in a ring (tmp) of that many + 1 pixels before they are stored (their bytes
  *     then cover only input pixels <= j).
  *   - DEPTHWISE_CONV_2D: see tc_depthwise.h.
  * The per-pixel arithmetic is the ordinary path's, so results are identical. When the planner
- * did not give out == in after all, the kernels take the ordinary path (tmp unused).
+ * did not overlap output and input after all, the kernels take the ordinary path (tmp unused).
  */
 #ifndef TC_CONV2D_H
 #define TC_CONV2D_H

@@ -518,32 +518,34 @@ static void tc_conv_col16(const tc_conv_geo_t *g, const int8_t *in, int8_t *out,
     }
 }
 
-/* 1x1 CONV_2D, stride 1, no groups, out == in, with a column buffer: pixels i, i + 1 are copied
- * to col first, so their own input bytes are free and both outputs go straight to their place
- * (OC <= C: forwards, outputs cover input pixels <= i + 1 only; OC > C: backwards, pairs
- * (i - 1, i), outputs above every input pixel < i - 1). No temp. */
-static void tc_conv_pw_inplace_col16(const tc_conv_params_t *p, int8_t *buf, int16_t *col)
+/* 1x1 CONV_2D, stride 1, no groups, in place (input d = in - out bytes from the output, see
+ * tc_pw_forward), with a column buffer: pixels i, i + 1 are copied to col first, so their own
+ * input bytes are free and both outputs go straight to their place (forwards: outputs never
+ * reach input pixels > i + 1; backwards, pairs (i - 1, i): never input pixels < i - 1). No
+ * temp. */
+static void tc_conv_pw_inplace_col16(const tc_conv_params_t *p, const int8_t *in, int8_t *out,
+                                     int16_t *col)
 {
     const int32_t C = p->in_c, OC = p->out_c, N = p->batches * p->in_h * p->in_w;
     int32_t i;
-    if (OC <= C) {
+    if (tc_pw_forward((int32_t)(in - out), N, C, OC)) {
         for (i = 0; i < N; i += 2) {
             const int two = i + 1 < N;
-            tc_col16_pixels(buf + i * C, C, col, 0);
+            tc_col16_pixels(in + i * C, C, col, 0);
             if (two) {
-                tc_col16_pixels(buf + (i + 1) * C, C, col, 1);
+                tc_col16_pixels(in + (i + 1) * C, C, col, 1);
             }
-            tc_conv_col16_pair(p, col, C, buf + i * OC, two ? buf + (i + 1) * OC : 0);
+            tc_conv_col16_pair(p, col, C, out + i * OC, two ? out + (i + 1) * OC : 0);
         }
     } else {
         for (i = N - 1; i >= 0; i -= 2) {
             if (i > 0) {
-                tc_col16_pixels(buf + (i - 1) * C, C, col, 0);
-                tc_col16_pixels(buf + i * C, C, col, 1);
-                tc_conv_col16_pair(p, col, C, buf + (i - 1) * OC, buf + i * OC);
+                tc_col16_pixels(in + (i - 1) * C, C, col, 0);
+                tc_col16_pixels(in + i * C, C, col, 1);
+                tc_conv_col16_pair(p, col, C, out + (i - 1) * OC, out + i * OC);
             } else {
-                tc_col16_pixels(buf, C, col, 0);
-                tc_conv_col16_pair(p, col, C, buf, 0);
+                tc_col16_pixels(in, C, col, 0);
+                tc_conv_col16_pair(p, col, C, out, 0);
             }
         }
     }
@@ -606,12 +608,13 @@ static void tc_conv_geo_init(tc_conv_geo_t *g, const tc_conv_params_t *p)
     }
 }
 
-/* 1x1 CONV_2D, stride 1, no groups, with out == in: pixel i (of batches * h * w) reads input
- * bytes [i * C, (i + 1) * C) and writes output bytes [i * OC, (i + 1) * OC) of the same buffer.
- * OC <= C: forwards, so every write lands on input pixels <= i; OC > C: backwards, writes land
- * on input pixels >= i. A pixel (or pair) whose outputs miss every input byte still to be read
- * is computed straight into place with the ordinary interior routine; one whose outputs
- * overlap its own input is computed into tmp (out_c bytes) and copied. */
+/* 1x1 CONV_2D, stride 1, no groups, in place: pixel i (of batches * h * w) reads input bytes
+ * in + [i * C, (i + 1) * C) and writes out + [i * OC, (i + 1) * OC), the input d = in - out
+ * bytes from the output (0, or n * (OC - C) for an expanding layer whose output ends where its
+ * input ends: tc_conv2d.h). Forwards or backwards (tc_pw_forward), so that no output lands on
+ * input still to be read; a pixel (or pair) whose outputs miss its own input is computed
+ * straight into place with the ordinary routine, one whose outputs overlap it goes through tmp
+ * (out_c bytes) and is copied. */
 #if TC_DSP
 #define TC_PW(g, x, nx, o) tc_conv_pw_run((g)->p, (x), (nx), (o))
 #else
@@ -621,18 +624,17 @@ static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t 
 {
     const tc_conv_params_t *p = g->p;
     const int32_t C = p->in_c, OC = p->out_c;
-    const int32_t N = p->batches * p->in_h * p->in_w;
+    const int32_t N = p->batches * p->in_h * p->in_w, d = (int32_t)(in - out);
     int8_t *tmp = p->tmp;
     int32_t i;
-    if (OC <= C) {
+    if (tc_pw_forward(d, N, C, OC)) {
         for (i = 0; i < N;) {
-            if (TC_CONV_PAIRS && i + 1 < N && (i + 2) * OC <= i * C) {
-                /* both outputs below input pixel i */
+            if (TC_CONV_PAIRS && i + 1 < N && tc_pw_apart(d, i, i + 2, C, OC)) {
                 TC_PW(g, in + i * C, 2, out + i * OC);
                 i += 2;
                 continue;
             }
-            if ((i + 1) * OC <= i * C) {
+            if (tc_pw_apart(d, i, i + 1, C, OC)) {
                 TC_PW(g, in + i * C, 1, out + i * OC);
             } else {
                 TC_PW(g, in + i * C, 1, tmp);
@@ -642,13 +644,12 @@ static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t 
         }
     } else {
         for (i = N - 1; i >= 0;) {
-            if (TC_CONV_PAIRS && i > 0 && (i - 1) * OC >= (i + 1) * C) {
-                /* pixels i - 1, i above input pixel i */
+            if (TC_CONV_PAIRS && i > 0 && tc_pw_apart(d, i - 1, i + 1, C, OC)) {
                 TC_PW(g, in + (i - 1) * C, 2, out + (i - 1) * OC);
                 i -= 2;
                 continue;
             }
-            if (i * OC >= (i + 1) * C) {
+            if (tc_pw_apart(d, i, i + 1, C, OC)) {
                 TC_PW(g, in + i * C, 1, out + i * OC);
             } else {
                 TC_PW(g, in + i * C, 1, tmp);
@@ -720,23 +721,25 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     }
 #endif
     tc_conv_geo_init(&g, p);
-    if (p->inplace && in == out) {
+    if (p->inplace && p->k_h == 1 && p->k_w == 1 &&
+        tc_pw_overlap(in, out, p->batches * H * W, C, OC)) {
 #if TC_DSP
-        if (p->col != 0) { /* a column buffer beside the ring / temp */
-            int16_t *const col = (int16_t *)(void *)p->col;
-            if (p->k_h == 1 && p->k_w == 1) {
-                tc_conv_pw_inplace_col16(p, out, col);
-            } else {
-                tc_conv_ring_col16(p, out, col);
-            }
+        if (p->col != 0) { /* a column buffer beside the temp */
+            tc_conv_pw_inplace_col16(p, in, out, (int16_t *)(void *)p->col);
             return;
         }
 #endif
-        if (p->k_h == 1 && p->k_w == 1) {
-            tc_conv_pw_inplace(&g, in, out);
-        } else {
-            tc_conv_ring_inplace(&g, in, out);
+        tc_conv_pw_inplace(&g, in, out);
+        return;
+    }
+    if (p->inplace && in == out) {
+#if TC_DSP
+        if (p->col != 0) { /* a column buffer beside the ring */
+            tc_conv_ring_col16(p, out, (int16_t *)(void *)p->col);
+            return;
         }
+#endif
+        tc_conv_ring_inplace(&g, in, out);
         return;
     }
 #if TC_DSP

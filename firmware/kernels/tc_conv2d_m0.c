@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "tc_conv2d.h"
+#include "tc_kernel_util.h"
 #include "tc_m0.h"
 
 /* ------------------------------------------------------------- four-channel dot product */
@@ -325,32 +326,26 @@ int tc_conv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     gcol.kh = 1;
     gcol.seg = g.wstride;
     gcol.nseg = 1;
-    if (p->inplace && in == out) {
-        const int32_t N = p->batches * H * W;
+    if (p->inplace && p->k_h == 1 && p->k_w == 1 &&
+        tc_pw_overlap(in, out, p->batches * H * W, C, OC)) {
+        /* tc_conv2d.h: forwards or backwards (tc_pw_forward, the input d = in - out bytes from
+         * the output); a pixel whose outputs overlap its own input goes via tmp */
+        const int32_t N = p->batches * H * W, d = (int32_t)(in - out);
+        const int fwd = tc_pw_forward(d, N, C, OC);
         int8_t *tmp = p->tmp;
-        if (p->k_h == 1 && p->k_w == 1) {
-            /* tc_conv2d.h: OC <= C forwards (outputs only cover input pixels <= i), else
-             * backwards (>= i); a pixel whose outputs overlap its own input goes via tmp */
-            if (OC <= C) {
-                for (i = 0; i < N; i++) {
-                    if ((i + 1) * OC <= i * C) {
-                        tc_conv_m0_pixel(&g, in + i * C, out + i * OC);
-                    } else {
-                        tc_conv_m0_pixel(&g, in + i * C, tmp);
-                        memcpy(out + i * OC, tmp, (size_t)OC);
-                    }
-                }
+        for (i = fwd ? 0 : N - 1; fwd ? i < N : i >= 0; i += fwd ? 1 : -1) {
+            if (tc_pw_apart(d, i, i + 1, C, OC)) {
+                tc_conv_m0_pixel(&g, in + i * C, out + i * OC);
             } else {
-                for (i = N - 1; i >= 0; i--) {
-                    if (i * OC >= (i + 1) * C) {
-                        tc_conv_m0_pixel(&g, in + i * C, out + i * OC);
-                    } else {
-                        tc_conv_m0_pixel(&g, in + i * C, tmp);
-                        memcpy(out + i * OC, tmp, (size_t)OC);
-                    }
-                }
+                tc_conv_m0_pixel(&g, in + i * C, tmp);
+                memcpy(out + i * OC, tmp, (size_t)OC);
             }
-        } else {
+        }
+        return 1;
+    }
+    if (p->inplace && in == out) {
+        int8_t *tmp = p->tmp;
+        {
             /* the ring of tc_conv2d.h: output i waits in slot i % R until output i + D */
             const int32_t HW = H * W, D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW;
             int8_t *const ring_end = tmp + R * OC;
@@ -388,7 +383,7 @@ int tc_conv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         int8_t *o = out + n * OH * OW * OC;
         for (oy = 0; oy < OH; oy++) {
             for (ox = 0; ox < OW; ox++, o += OC) {
-                if (p->col != 0) {
+                if (p->col != 0 && g.wstride > C) { /* k x k windows: 1x1 read in place */
                     tc_conv_m0_im2col(p, img, oy * p->stride_h - p->pad_h,
                                       ox * p->stride_w - p->pad_w, p->col);
                     tc_conv_m0_pixel(&gcol, p->col, o);

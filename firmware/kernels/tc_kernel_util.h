@@ -578,6 +578,32 @@ static inline void tc_interior(int32_t n_out, int32_t stride, int32_t pad, int32
     *hi = b;
 }
 
+/* ----------------------------------------------------- in-place pointwise walks */
+
+/* A 1x1 CONV_2D (stride 1, no groups) in place over n pixels of c input and oc output
+ * channels, its input d = in - out bytes from its output (tc_conv2d.h: 0 when both start
+ * together, n * (oc - c) when an expanding layer's output ends where its input ends). Pixels
+ * run forwards when no output ever reaches input still unread, else backwards. */
+TC_INLINE int tc_pw_forward(int32_t d, int32_t n, int32_t c, int32_t oc)
+{
+    return d >= 0 && (oc <= c || d >= (n - 1) * (oc - c));
+}
+
+/* Whether the outputs of pixels [i0, i1) miss those pixels' own input (they are then written
+ * in place while it is read). */
+TC_INLINE int tc_pw_apart(int32_t d, int32_t i0, int32_t i1, int32_t c, int32_t oc)
+{
+    return i1 * oc <= d + i0 * c || d + i1 * c <= i0 * oc;
+}
+
+/* Whether an in-place pointwise layer's input and output share bytes (else the planner gave
+ * them separate buffers and the ordinary path runs). */
+TC_INLINE int tc_pw_overlap(const int8_t *in, const int8_t *out, int32_t n, int32_t c,
+                            int32_t oc)
+{
+    return out < in + n * c && in < out + n * oc;
+}
+
 /* ------------------------------------------------------- out-of-line fast paths (DSP) */
 
 #if TC_DSP

@@ -71,6 +71,8 @@ class Prepared:
     in_place_scratch: int | None = None  # None: cannot write its output over input 0; else the
     # bytes of temporary its in-place variant needs (the optional ``scratch`` may come on top,
     # at ``Choice.scratch_offset``: an op that cannot use both leaves ``scratch`` 0)
+    in_place_shifts: bool = False  # its in-place kernel also runs with output and input ending
+    # together (a buffer grown downwards), so it may expand or share a grown buffer
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,7 @@ class Conv2DOp(Operator):
             macs=macs,
             scratch=col if col <= IM2COL_MAX_BYTES else 0,
             in_place_scratch=int(ring * oc) if in_place and not x.is_const else None,
+            in_place_shifts=pointwise,
             geo=geo,
             groups=groups,
             rq=rq,

@@ -1,7 +1,8 @@
 """Placing buffers in one arena: a small interface and the greedy first-fit behind it.
 
 A ``Buffer`` is a request: a size (that may grow at given steps, for an in-place op writing a
-larger output over its input), a first and a last step. Two buffers whose step ranges meet must
+larger output over its input, upwards from its offset or downwards from its end), a first and a
+last step. Two buffers whose step ranges meet must
 not overlap in memory; apart from that, any offsets are valid. An ``Allocator`` turns requests
 into offsets (TFLM's ``memory_planner/`` interface in spirit, TinyEngine's swappable allocator).
 
@@ -37,6 +38,9 @@ class Buffer:
     offset: int = -1
     # (step, bytes): the buffer grows at an in-place step whose output is larger than its input
     grow: list[tuple[int, int]] = field(default_factory=list)
+    # True: it grows downwards (its tensors end together, at offset + nbytes; an expanding
+    # in-place layer's output starts below its input); False: upwards (they start at offset)
+    down: bool = False
 
     def size_at(self, step: int) -> int:
         """Bytes the buffer occupies at ``step`` (sizes only grow over its life)."""
@@ -45,6 +49,16 @@ class Buffer:
             if s <= step:
                 size = n
         return size
+
+    def span_at(self, offset: int, step: int) -> tuple[int, int]:
+        """[start, end) it occupies at ``step`` when placed at ``offset``."""
+        if self.down:
+            return offset + self.nbytes - self.size_at(step), offset + self.nbytes
+        return offset, offset + self.size_at(step)
+
+    def tensor_offset(self, offset: int, nbytes: int) -> int:
+        """Where a tensor of ``nbytes`` (aligned) sharing the buffer starts."""
+        return offset + self.nbytes - nbytes if self.down else offset
 
     def meets(self, other: Buffer) -> bool:
         """Whether the two buffers are live at a common step."""
@@ -80,7 +94,8 @@ class Allocator(ABC):
 
 class FirstFit(Allocator):
     """Greedy first fit in the order ``key`` sorts the buffers (their given order if None).
-    Sizes are taken over the common window only (a growing buffer is small before it grows)."""
+    Spans are taken over the common window only (a growing buffer is small before it grows,
+    and a buffer growing downwards occupies only its top bytes before)."""
 
     def __init__(self, key: Callable[[Buffer], object] | None = None) -> None:
         self.key = key
@@ -90,16 +105,18 @@ class FirstFit(Allocator):
         placed: list[tuple[int, Buffer]] = []
         offsets: dict[int, int] = {}
         for b in ordered:
-            spans = []  # (other's start, other's end, b's size) over each common window
+            spans = []  # (other's start, other's end, b's span from offset 0) per common window
             for off, o in placed:
                 if not b.meets(o):
                     continue
                 hi = min(b.last, o.last)
-                spans.append((off, off + o.size_at(hi), b.size_at(hi)))
-            spans.sort()
+                spans.append((*o.span_at(off, hi), b.span_at(0, hi)))
             best = 0
-            for cand in sorted({0, *(end for _, end, _ in spans)}):
-                if all(cand + need <= start or end <= cand for start, end, need in spans):
+            cands = {0}
+            for _, end, (lo, _) in spans:
+                cands.add(max(end - lo, 0))  # b's span starting right at another's end
+            for cand in sorted(cands):
+                if all(cand + bh <= start or end <= cand + bl for start, end, (bl, bh) in spans):
                     best = cand
                     break
             offsets[b.id] = best

@@ -9,7 +9,11 @@ share a buffer (cost nothing extra) when:
 - the op is elementwise (activations, ADD, MUL, ...) and its output is as large as input 0,
   which dies at this step;
 - the planner chose the op's in-place variant (convolutions, see ``ops.Choice``) and input 0
-  dies here: the shared buffer grows to the larger tensor from this step on.
+  dies here: the shared buffer grows to the larger tensor from this step on, downwards (the
+  tensors of a grown buffer end together: an expanding pointwise layer's output starts below
+  its input, so the bytes below the input serve other buffers until then). Only ops whose
+  kernels run with output and input ending together (``Prepared.in_place_shifts``) share a
+  grown buffer with another size.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ class Step:
     elementwise: bool
     in_place: bool  # the op's in-place variant was chosen
     macs: int
+    shifts: bool = False  # its in-place variant also runs end-aligned (``Prepared``)
 
 
 @dataclass
@@ -62,17 +67,34 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
         buffers.append(Buffer(len(buffers), align(g.t(tid).nbytes), first, last, [tid]))
         storage[tid] = buffers[-1].id
 
-    def join(tid: int, bid: int, step: int) -> None:
+    fixed: set[int] = set()  # buffers whose tensors must start together (see can_join)
+
+    def join(tid: int, bid: int, step: int, moved: bool = False) -> None:
+        """``moved``: the op's kernel needs output and input to start together while their
+        sizes differ (the k x k ring shrinking): the buffer may then never grow downwards."""
         b = buffers[bid]
         b.tensors.append(tid)
         b.last = max(b.last, last_use.get(tid, b.last))
         size = align(g.t(tid).nbytes)
-        if size > b.nbytes:  # in place onto a smaller input: grow from this step on
+        if size > b.nbytes:  # in place onto a smaller input: grow (downwards) from this step on
             if not b.grow:
                 b.grow.append((b.first, b.nbytes))
             b.grow.append((step, size))
             b.nbytes = size
+            b.down = True
+        if moved:
+            fixed.add(bid)
         storage[tid] = bid
+
+    def can_join(tid: int, src: int, shifts: bool) -> bool:
+        """An in-place op whose kernel needs output and input to start together (the k x k
+        ring) cannot shrink a tensor in a buffer grown downwards (whose tensors end together);
+        nor may an expanding op grow a buffer such an op shrank in."""
+        b = buffers[storage[src]]
+        size, in_size = align(g.t(tid).nbytes), align(g.t(src).nbytes)
+        if size > b.nbytes:
+            return shifts and b.id not in fixed
+        return size == in_size or shifts or not b.down
 
     def dies_here(b: Buffer, step: int) -> bool:
         return all(last_use.get(t, -1) <= step and t not in g.outputs for t in b.tensors)
@@ -88,9 +110,11 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
             if k == 0 and st.alias and same:
                 join(tid, storage[src], s)
                 continue
-            shares = (st.elementwise and same) or (st.in_place and src_live)
+            shares = (st.elementwise and same) or (
+                st.in_place and src_live and can_join(tid, src, st.shifts)
+            )
             if k == 0 and shares and dies_here(buffers[storage[src]], s):
-                join(tid, storage[src], s)
+                join(tid, storage[src], s, moved=st.in_place and not st.shifts and not same)
                 continue
             new_buffer(tid, s)
         if st.scratch:

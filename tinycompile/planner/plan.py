@@ -57,7 +57,8 @@ class Plan:
         return self.arena_bytes + self.state_bytes
 
     def offset(self, tid: int) -> int:
-        return self.buffers[self.storage[tid]].offset
+        b = self.buffers[self.storage[tid]]
+        return b.tensor_offset(b.offset, align(self.graph.t(tid).nbytes))
 
     def peak_layers(self) -> list[LayerPlan]:
         """The layers whose step reaches the peak of live bytes."""
@@ -97,6 +98,7 @@ def steps_of(prepared: list[PreparedOp], choices: dict[int, Choice]) -> list[Ste
                 p.unit.elementwise,
                 c.in_place,
                 p.data.macs,
+                p.data.in_place_shifts,
             )
         )
     return out

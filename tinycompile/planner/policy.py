@@ -3,8 +3,11 @@ scratch (a column buffer that speeds them up), judged by the placed arena.
 
 1. Lean: every op without its optional scratch.
 2. In place (TinyEngine-style): every op whose unit offers an in-place variant and whose input
-   dies at its step is tried in place all at once; kept when the arena shrinks. The arena of
-   this lean plan is the budget: speed never costs memory.
+   dies at its step is tried in place all at once, kept when the arena shrinks; then each such
+   op's choice is flipped in turn and kept when that shrinks the arena further (one layer in
+   place can spoil another's gain: an expanding layer's buffer grows downwards into bytes the
+   layers before it could use). The arena of this lean plan is the budget: speed never costs
+   memory.
 3. Speed where it is free: op by op, most MACs first, the optional scratch is granted (an op
    running in place is first tried out of place with it, then in place with it) whenever the
    placed arena stays within the budget.
@@ -61,7 +64,15 @@ def _in_place(
     for op in ops:
         trial[op.index] = replace(_get(choices, op.index), in_place=True)
     q = layout(g, prepared, trial, reorder=reorder)
-    return (q, trial) if q.arena_bytes < lay.arena_bytes else (lay, choices)
+    if q.arena_bytes < lay.arena_bytes:
+        lay, choices = q, trial
+    for op in ops:  # then op by op: one layer's choice can spoil another's
+        c = _get(choices, op.index)
+        trial = {**choices, op.index: replace(c, in_place=not c.in_place)}
+        q = layout(g, prepared, trial, reorder=reorder)
+        if q.arena_bytes < lay.arena_bytes:
+            lay, choices = q, trial
+    return lay, choices
 
 
 def _grant_scratch(
