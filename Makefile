@@ -48,7 +48,14 @@ demo: $(STAMP)
 	$(PY) -m tinycompile.cli run examples/digits.tflite --board stm32f746 --emulator \
 	  --inputs examples/digits_inputs.npy --outputs build/digits_outputs.npy
 
+# the tests also render report.html in a headless browser (tests/test_report_html.py)
+TEST_APT_PKGS := chromium
 test: $(STAMP)
+	@missing=""; for p in $(TEST_APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing (apt, for the tests):$$missing"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
 	$(PY) -m pytest -q -n auto
 
 lint: $(STAMP)

@@ -42,12 +42,14 @@ HOSTILE = [
 CLEAN_FILES = ["model/tc_model.c", "model/tc_model.h", "model/tc_weights.c", "model/tc_weights.h"]
 
 
-def hostile_model(data: bytes) -> bytes:
-    """The same model with every name and free-text string replaced by hostile text."""
+def hostile_model(data: bytes, extra: tuple[bytes, ...] | list[bytes] = ()) -> bytes:
+    """The same model with every name and free-text string replaced by hostile text (tensor
+    names: ``extra`` first, then HOSTILE)."""
     m = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
     sg = m.subgraphs[0]
+    names = [*extra, *HOSTILE]
     for i, t in enumerate(sg.tensors):
-        t.name = HOSTILE[i % len(HOSTILE)] + b" #" + str(i).encode()
+        t.name = names[i % len(names)] + b" #" + str(i).encode()
     sg.name = HOSTILE[0] + HOSTILE[3]
     m.description = HOSTILE[1] + HOSTILE[4]
     for k, md in enumerate(m.metadata or []):

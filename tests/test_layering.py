@@ -23,7 +23,7 @@ STAGES: list[set[str]] = [
     {"ops"},
     {"planner"},
     {"boards"},
-    {"fit", "report"},
+    {"fit", "report", "timeline"},
     {"codegen"},
     {"outdir"},
     {"build"},

@@ -29,6 +29,7 @@ from .errors import CompileError, DeviceError, DoesNotFit
 from .flash import HELP as FLASH_HELP
 from .paths import EXAMPLE_MODEL
 from .report import build_report, plan_dict, plan_table, write_json
+from .timeline import report_html, timeline_svg
 from .run.files import check_outputs, load_inputs, save_outputs
 
 DEFAULT_BOARD = "stm32f746"
@@ -95,10 +96,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-reorder", action="store_true", help="keep the model's op order")
+    p.add_argument(
+        "--svg", metavar="FILE", help="also write the memory timeline (steps x arena) as SVG"
+    )
 
     p = sub.add_parser(
         "build",
-        help="generate C and compile it for a board (or the host); writes report.json",
+        help="generate C and compile it for a board (or the host); writes report.json and "
+        "report.html (per-layer table, size report, memory timeline)",
     )
     _model_arg(p, required=False)
     p.add_argument(
@@ -254,6 +259,8 @@ def cmd_check(a: argparse.Namespace) -> int:
 
 def cmd_plan(a: argparse.Namespace) -> int:
     p = api.plan(a.model, reorder=not a.no_reorder)
+    if a.svg:
+        Path(a.svg).write_text(timeline_svg(p), encoding="utf-8")
     d = plan_dict(p)
     verdict = None
     if a.board:
@@ -295,10 +302,11 @@ def cmd_build(a: argparse.Namespace) -> int:
 
         exe = build_host(project)
         write_json(project / "report.json", build_report(p, "host", "host", None, None))
+        (project / "report.html").write_text(report_html(p, "host", None), encoding="utf-8")
         if a.json:
             print(json.dumps({"project": str(project), "exe": str(exe)}, indent=1))
         else:
-            print(f"{project}: host build {exe.relative_to(project)}, report.json")
+            print(f"{project}: host build {exe.relative_to(project)}, report.json, report.html")
             print(f"arena {p.arena_bytes:,} B, weights {p.flash_bytes:,} B")
         return EXIT_OK
     res = api.build_board(p, a.board, out, emulator=a.emulator)

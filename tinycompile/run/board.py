@@ -15,6 +15,7 @@ from ..fit import check_fit, peak_description, raise_if_too_big
 from ..outdir import staged
 from ..planner import Plan
 from ..report import build_report, write_json
+from ..timeline import report_html
 from .emulator import run_emulator
 from .inputs import make_inputs
 from .ioformat import (
@@ -69,7 +70,7 @@ def build_board(
 ) -> BoardBuild:
     """Generate the project and cross-compile it for ``board`` (or its emulator variant) in a
     temporary folder, moved into place once complete; the linked size decides whether it fits.
-    Writes report.json beside the firmware."""
+    Writes report.json and report.html (tinycompile/timeline.py) beside the firmware."""
     # Refuse before compiling only when the plan alone certainly exceeds the board.
     verdict = check_fit(p, board)
     raise_if_too_big(verdict, source=p.graph.source or None)
@@ -90,6 +91,8 @@ def build_board(
             raise _with_peak(e, p) from None
         report = build_report(p, verdict.board.name, variant, fw.size.as_dict(), verdict.as_dict())
         write_json(stage.path / "report.json", report)
+        html = report_html(p, verdict.board.name, fw.size.as_dict())
+        (stage.path / "report.html").write_text(html, encoding="utf-8")
     return BoardBuild(fw.moved(stage.out), stage.out)
 
 

@@ -1,0 +1,139 @@
+"""The plan as pictures: a memory timeline (SVG) and the build's report.html.
+
+The timeline puts the schedule's steps across and arena offsets up, one rectangle per buffer
+and run of steps over which it keeps its span (a buffer grown by an in-place layer gets a taller
+rectangle from that step on; one growing downwards keeps its top). Tensors shared in place are
+drawn apart from plain ones, scratch buffers (column buffers, in-place temps) apart again; the
+placed arena and the live-bytes lower bound are drawn as lines and the peak step is shaded.
+Hovering a rectangle names its tensors (a ``<title>``).
+
+Everything from the model (tensor names) is escaped by Jinja's autoescape; the output depends
+only on the plan (and the build's size report), so it is as reproducible as the build.
+``report.html`` is one self-contained file (inline SVG and CSS, no script, no fetch): it opens
+offline in any browser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from .paths import TEMPLATES_DIR
+from .planner import Plan
+from .report import fmt_bytes, plan_dict
+
+PLOT_H = 320  # px of the arena axis
+LEFT, TOP, RIGHT, BOTTOM = 78, 24, 16, 46  # margins, px
+MAX_W = 960  # px of the step axis at most
+
+
+@dataclass(frozen=True)
+class Rect:
+    """One rectangle of the timeline (px) and what it shows."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    kind: str  # "tensor", "inplace" (a buffer shared in place or by an alias) or "scratch"
+    title: str
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR / "report")),
+        undefined=jinja2.StrictUndefined,
+        autoescape=True,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _runs(b, first: int, last: int) -> list[tuple[int, int, int, int]]:
+    """(first step, last step, low byte, high byte) runs over which buffer b keeps its span."""
+    runs: list[tuple[int, int, int, int]] = []
+    for s in range(first, last + 1):
+        lo, hi = b.span_at(b.offset, s)
+        if runs and runs[-1][2:] == (lo, hi) and runs[-1][1] == s - 1:
+            runs[-1] = (runs[-1][0], s, lo, hi)
+        else:
+            runs.append((s, s, lo, hi))
+    return runs
+
+
+def timeline(p: Plan) -> dict:
+    """Geometry and labels of the memory timeline (what the SVG template draws)."""
+    g = p.graph
+    steps = max(len(p.layers), 1)
+    step_w = max(4.0, min(40.0, MAX_W / steps))
+    top_bytes = max(p.arena_bytes, 1)
+    scale = PLOT_H / top_bytes
+
+    def y(byte: int) -> float:
+        return round(TOP + PLOT_H - byte * scale, 2)
+
+    rects = []
+    kinds = {la.op_index: la.kind for la in p.layers}
+    for b in p.buffers:
+        if b.scratch_of is not None:
+            kind = "scratch"
+            what = f"scratch of op {b.scratch_of} ({kinds.get(b.scratch_of, '?')})"
+        else:
+            kind = "inplace" if len(b.tensors) > 1 else "tensor"
+            what = ", ".join(
+                f"t{t} {g.t(t).name} {'x'.join(map(str, g.t(t).shape))}" for t in b.tensors
+            )
+        for s0, s1, lo, hi in _runs(b, b.first, b.last):
+            rects.append(
+                Rect(
+                    x=round(LEFT + s0 * step_w, 2),
+                    y=y(hi),
+                    w=round((s1 - s0 + 1) * step_w, 2),
+                    h=round((hi - lo) * scale, 2),
+                    kind=kind,
+                    title=f"{what}: {hi - lo:,} B at {lo:,}, steps {s0}..{s1}",
+                )
+            )
+    ticks = sorted({0, top_bytes // 2, top_bytes})
+    every = max(1, steps // 24)
+    return {
+        "width": round(LEFT + steps * step_w + RIGHT),
+        "height": TOP + PLOT_H + BOTTOM,
+        "left": LEFT,
+        "top": TOP,
+        "plot_w": round(steps * step_w, 2),
+        "plot_h": PLOT_H,
+        "step_w": step_w,
+        "rects": rects,
+        "arena_y": y(p.arena_bytes),
+        "bound_y": y(p.peak_bytes),
+        "arena": p.arena_bytes,
+        "bound": p.peak_bytes,
+        "peak_x": round(LEFT + p.peak_step * step_w, 2),
+        "y_ticks": [(y(t), fmt_bytes(t)) for t in ticks],
+        "x_ticks": [(round(LEFT + (s + 0.5) * step_w, 2), s) for s in range(0, steps, every)],
+        "model": Path(g.source).name if g.source else g.name,
+    }
+
+
+def timeline_svg(p: Plan) -> str:
+    """The memory timeline as a standalone SVG document."""
+    return _env().get_template("timeline.svg.j2").render(t=timeline(p), standalone=True)
+
+
+def report_html(p: Plan, board: str, size: dict | None) -> str:
+    """report.html: the timeline beside the per-layer table and the size report."""
+    env = _env()
+    svg = env.get_template("timeline.svg.j2").render(t=timeline(p), standalone=False)
+    d = plan_dict(p)
+    return env.get_template("report.html.j2").render(
+        model=Path(p.graph.source).name if p.graph.source else p.graph.name,
+        board=board,
+        plan=d,
+        svg=svg,
+        size=size,
+        in_place={la.op_index: p.in_place(la.op_index) for la in p.layers},
+    )
