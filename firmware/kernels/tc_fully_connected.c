@@ -4,14 +4,25 @@
  * (reference/integer_ops/fully_connected.h): per output, int32 accumulation of
  * weights * (input - input_zero_point) plus bias, then MultiplyByQuantizedMultiplier
  * (tc_requant, per channel or per tensor), output zero point and the activation clamp. The input
- * offset is folded into bias_eff, so each output is a pure int8 dot product; two rows x two
- * output channels per pass (four accumulators sharing every load).
+ * offset is folded into bias_eff, so each output is a pure int8 dot product.
  *
- * Fast path: the dot products (tc_kernel_util.h) have a DSP variant (SXTB16 + SMLAD, Cortex-M4
- * and M7; same int32 sums, identical results), shared with CONV_2D.
+ * Weights come re-laid out by the compiler (tc_fully_connected.h, ops/fully_connected.py):
+ * quads of four output channels interleaved by groups of four depth values, each byte stored as
+ * u = w + 128. So sum(x * w) = sum(x * u) - 128 * sum(x): each input row's sum is taken once
+ * and folded into the four accumulators' start values. Per input row, per quad: the groups,
+ * then the depth % 4 last values, then the requantization of the quad's outputs.
  *
- * tc_fc_s16 (16x8): TFLM's int16 FullyConnected, int64 accumulator (tc_dot_s16_s8) plus the
- * int64 bias, tc_requant64, clamp.
+ * Paths (same int32 sums in another order; wrapping int32 addition commutes, so every path
+ * gives identical results):
+ *   - Cortex-M4/M7 (TC_DSP): tc_fc_dot4_dsp, assembly: per group one LDR of the input word
+ *     (two SXTB16 serve the four channels), one LDM of the quad's 16 weights, eight UXTB16,
+ *     eight SMLAD (20 instructions per 16 MACs), two groups per loop pass; the requantization
+ *     is tc_kernel_util.h's tc_out_s8_dsp;
+ *   - ARMv6-M (Cortex-M0/M0+): tc_fc_s8_m0 in tc_fully_connected_m0.c;
+ *   - portable C elsewhere (host, Cortex-M3, -DTC_PORTABLE).
+ *
+ * tc_fc_s16 (16x8): TFLM's int16 FullyConnected on TFLite's weight layout, int64 accumulator
+ * (tc_dot_s16_s8) plus the int64 bias, tc_requant64, clamp.
  */
 #include <stdint.h>
 
@@ -25,66 +36,136 @@
 #define TC_OUT tc_out_s8
 #endif
 
+/* a[k] += sum over the group part of a quad of n channels (g groups of four depth values,
+ * 4n bytes each) and the depth % 4 tail (r values per channel): portable, any n <= 4. */
+static void tc_fc_dotq(const int8_t *x, const uint8_t *w, int32_t groups, int32_t r, int32_t n,
+                       int32_t *a)
+{
+    int32_t g, k, j;
+    for (g = 0; g < groups; g++) {
+        const int32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+        for (k = 0; k < n; k++) {
+            a[k] += x0 * w[0] + x1 * w[1] + x2 * w[2] + x3 * w[3];
+            w += 4;
+        }
+        x += 4;
+    }
+    for (k = 0; k < n; k++) {
+        for (j = 0; j < r; j++) {
+            a[k] += x[j] * *w++;
+        }
+    }
+}
+
+/* sum(x[0 .. n - 1]) */
+static int32_t tc_fc_xsum(const int8_t *x, int32_t n)
+{
+    int32_t s = 0;
+#if TC_DSP
+    for (; n >= 4; n -= 4) {
+        const uint32_t v = tc_ld32(x);
+        x += 4;
+        s = __smlad(tc_sxtb16_lo(v), 0x00010001u, s);
+        s = __smlad(tc_sxtb16_hi(v), 0x00010001u, s);
+    }
+#endif
+    for (; n > 0; n--) {
+        s += *x++;
+    }
+    return s;
+}
+
+#if TC_DSP
+/* a[k] += sum over `groups` groups of a full quad (x four int8 a group, w 16 bytes a group,
+ * word-aligned). Naked: the loop needs fourteen registers (four sums, x, w, the end, the
+ * input word's two halves, the four weight words and one temporary), so the body is the whole
+ * function (AAPCS: x, w, groups, a in r0-r3; a saved on the stack, r3 then the temporary). */
+__attribute__((naked, noinline)) static void tc_fc_dot4_dsp(const int8_t *x, const uint8_t *w,
+                                                            int32_t groups, int32_t *a)
+{
+    /* One group: the input word as (x0, x2) in r9 and (x1, x3) in r8, the quad's four words
+     * r10, r11, r12, lr (channel k's four weights), each split into (u0, u2) and (u1, u3). */
+#define TC_FC_DOT4_CH(W, A)                                                                     \
+    "uxtb16  r3, " W "\n\t"                                                                     \
+    "smlad   " A ", r9, r3, " A "\n\t"                                                          \
+    "uxtb16  " W ", " W ", ror #8\n\t"                                                          \
+    "smlad   " A ", r8, " W ", " A "\n\t"
+#define TC_FC_DOT4_STEP                                                                         \
+    "ldr     r8, [r0], #4\n\t"                                                                  \
+    "ldm     r1!, {r10, r11, r12, lr}\n\t"                                                      \
+    "sxtb16  r9, r8\n\t"                                                                        \
+    "sxtb16  r8, r8, ror #8\n\t"                                                                \
+    TC_FC_DOT4_CH("r10", "r4") TC_FC_DOT4_CH("r11", "r5") TC_FC_DOT4_CH("r12", "r6")          \
+    TC_FC_DOT4_CH("lr", "r7")
+    __asm__("push    {r3, r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
+            "ldm     r3, {r4, r5, r6, r7}\n\t"
+            "cmp     r2, #0\n\t"
+            "beq     2f\n\t"
+            "lsls    r3, r2, #31\n\t" /* odd number of groups: enter at the second step */
+            "add     r2, r0, r2, lsl #2\n\t" /* the input's end (ADD leaves the flags) */
+            "bne     3f\n"
+            "1:\n\t" TC_FC_DOT4_STEP "3:\n\t" TC_FC_DOT4_STEP
+            "cmp     r0, r2\n\t"
+            "bne     1b\n"
+            "2:\n\t"
+            "pop     {r3}\n\t"
+            "stm     r3, {r4, r5, r6, r7}\n\t"
+            "pop     {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n\t");
+#undef TC_FC_DOT4_STEP
+#undef TC_FC_DOT4_CH
+}
+#endif
+
+/* The outputs of channels oc .. oc + n - 1 of one row from their sums. */
+static void tc_fc_out(const tc_fc_params_t *p, const int32_t *a, int32_t oc, int32_t n,
+                      int8_t *o)
+{
+    const int32_t oo = p->out_offset, lo = p->act_min, hi = p->act_max;
+    int32_t k;
+    if (p->per_channel) {
+        const int32_t *m = p->mult + oc, *s = p->shift + oc;
+        for (k = 0; k < n; k++) {
+            o[k] = TC_OUT(a[k], m[k], s[k], oo, lo, hi);
+        }
+    } else {
+        const int32_t m = p->mult[0], s = p->shift[0];
+        for (k = 0; k < n; k++) {
+            o[k] = TC_OUT(a[k], m, s, oo, lo, hi);
+        }
+    }
+}
+
 void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
 {
-    const int32_t D = p->depth, OC = p->out_c, qs = p->per_channel ? 1 : 0;
-    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
-    int32_t b = 0, oc;
+    const int32_t D = p->depth, OC = p->out_c, G = D >> 2, r = D & 3;
+    int32_t b, oc, k;
 #if defined(__ARM_ARCH_6M__)
     tc_fc_s8_m0(p, in, out); /* tc_fully_connected_m0.c */
     return;
 #endif
-    for (; b + 1 < p->batches; b += 2) {
-        const int8_t *x0 = in + b * D;
-        int8_t *o0 = out + b * OC;
-        for (oc = 0; oc + 1 < OC; oc += 2) {
-            const int8_t *w0 = p->weights + oc * D;
-            int32_t a[4];
-            a[0] = a[2] = p->bias_eff[oc];
-            a[1] = a[3] = p->bias_eff[oc + 1];
-            tc_dot22_s8(x0, x0 + D, w0, w0 + D, D, a);
-            o0[oc] = TC_OUT(a[0], p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
-            o0[oc + 1] =
-                TC_OUT(a[1], p->mult[(oc + 1) * qs], p->shift[(oc + 1) * qs], oo, lo, hi);
-            o0[OC + oc] = TC_OUT(a[2], p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
-            o0[OC + oc + 1] =
-                TC_OUT(a[3], p->mult[(oc + 1) * qs], p->shift[(oc + 1) * qs], oo, lo, hi);
-        }
-        if (oc < OC) {
-            const int8_t *w = p->weights + oc * D;
-            o0[oc] = TC_OUT(tc_dot_s8(x0, w, D, p->bias_eff[oc]), p->mult[oc * qs],
-                               p->shift[oc * qs], oo, lo, hi);
-            o0[OC + oc] = TC_OUT(tc_dot_s8(x0 + D, w, D, p->bias_eff[oc]),
-                                    p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
-        }
-    }
-    for (; b < p->batches; b++) {
+    for (b = 0; b < p->batches; b++) {
         const int8_t *x = in + b * D;
         int8_t *o = out + b * OC;
-        for (oc = 0; TC_DSP && oc + 3 < OC; oc += 4) {
-            int32_t a[4], k;
-            for (k = 0; k < 4; k++) {
-                a[k] = p->bias_eff[oc + k];
+        const int32_t corr = -128 * tc_fc_xsum(x, D);
+        for (oc = 0; oc < OC; oc += 4) {
+            const int32_t n = OC - oc < 4 ? OC - oc : 4;
+            const uint8_t *w = p->weights + oc * D;
+            const int32_t *be = p->bias_eff + oc;
+            int32_t a[4];
+            for (k = 0; k < n; k++) {
+                a[k] = be[k] + corr;
             }
-            tc_dot14_s8(x, p->weights + oc * D, D, D, a);
-            for (k = 0; k < 4; k++) {
-                o[oc + k] = TC_OUT(a[k], p->mult[(oc + k) * qs], p->shift[(oc + k) * qs], oo,
-                                      lo, hi);
+#if TC_DSP
+            if (n == 4) {
+                tc_fc_dot4_dsp(x, w, G, a);
+                tc_fc_dotq(x + 4 * G, w + 16 * G, 0, r, 4, a);
+            } else {
+                tc_fc_dotq(x, w, G, r, n, a);
             }
-        }
-        for (; oc + 1 < OC; oc += 2) {
-            const int8_t *w0 = p->weights + oc * D;
-            int32_t a[2];
-            a[0] = p->bias_eff[oc];
-            a[1] = p->bias_eff[oc + 1];
-            tc_dot12_s8(x, w0, w0 + D, D, a);
-            o[oc] = TC_OUT(a[0], p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
-            o[oc + 1] =
-                TC_OUT(a[1], p->mult[(oc + 1) * qs], p->shift[(oc + 1) * qs], oo, lo, hi);
-        }
-        if (oc < OC) {
-            o[oc] = TC_OUT(tc_dot_s8(x, p->weights + oc * D, D, p->bias_eff[oc]),
-                              p->mult[oc * qs], p->shift[oc * qs], oo, lo, hi);
+#else
+            tc_fc_dotq(x, w, G, r, n, a);
+#endif
+            tc_fc_out(p, a, oc, n, o + oc);
         }
     }
 }
