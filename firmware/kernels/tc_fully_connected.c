@@ -76,12 +76,15 @@ static int32_t tc_fc_xsum(const int8_t *x, int32_t n)
 }
 
 #if TC_DSP
-/* a[k] += sum over `groups` groups of a full quad (x four int8 a group, w 16 bytes a group,
- * word-aligned). Naked: the loop needs fourteen registers (four sums, x, w, the end, the
- * input word's two halves, the four weight words and one temporary), so the body is the whole
- * function (AAPCS: x, w, groups, a in r0-r3; a saved on the stack, r3 then the temporary). */
+/* a[k] = be[k] + corr + the sum over `groups` groups of a full quad (x four int8 a group, w 16
+ * bytes a group, word-aligned). Naked: the loop needs fourteen registers (four sums, x, w, the
+ * end, the input word's two halves, the four weight words and one temporary), so the body is
+ * the whole function (AAPCS: x, w, groups, a in r0-r3, be and corr on the stack; a saved on
+ * the stack, r3 then the temporary). Four groups a loop pass, entered at the pass's group
+ * (4 - groups % 4) % 4. */
 __attribute__((naked, noinline)) static void tc_fc_dot4_dsp(const int8_t *x, const uint8_t *w,
-                                                            int32_t groups, int32_t *a)
+                                                            int32_t groups, int32_t *a,
+                                                            const int32_t *be, int32_t corr)
 {
     /* One group: the input word as (x0, x2) in r9 and (x1, x3) in r8, the quad's four words
      * r10, r11, r12, lr (channel k's four weights), each split into (u0, u2) and (u1, u3). */
@@ -98,21 +101,50 @@ __attribute__((naked, noinline)) static void tc_fc_dot4_dsp(const int8_t *x, con
     TC_FC_DOT4_CH("r10", "r4") TC_FC_DOT4_CH("r11", "r5") TC_FC_DOT4_CH("r12", "r6")          \
     TC_FC_DOT4_CH("lr", "r7")
     __asm__("push    {r3, r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
+            "ldr     r3, [sp, #40]\n\t" /* be */
             "ldm     r3, {r4, r5, r6, r7}\n\t"
+            "ldr     r3, [sp, #44]\n\t" /* corr */
+            "add     r4, r4, r3\n\t"
+            "add     r5, r5, r3\n\t"
+            "add     r6, r6, r3\n\t"
+            "add     r7, r7, r3\n\t"
             "cmp     r2, #0\n\t"
+            "beq     9f\n\t"
+            "and     r3, r2, #3\n\t"
+            "add     r2, r0, r2, lsl #2\n\t" /* the input's end */
+            "cmp     r3, #2\n\t"
             "beq     2f\n\t"
-            "lsls    r3, r2, #31\n\t" /* odd number of groups: enter at the second step */
-            "add     r2, r0, r2, lsl #2\n\t" /* the input's end (ADD leaves the flags) */
-            "bne     3f\n"
-            "1:\n\t" TC_FC_DOT4_STEP "3:\n\t" TC_FC_DOT4_STEP
+            "bhi     1f\n\t"
+            "cmp     r3, #1\n\t"
+            "beq     3f\n"
+            "0:\n\t" TC_FC_DOT4_STEP "1:\n\t" TC_FC_DOT4_STEP "2:\n\t" TC_FC_DOT4_STEP
+            "3:\n\t" TC_FC_DOT4_STEP
             "cmp     r0, r2\n\t"
-            "bne     1b\n"
-            "2:\n\t"
+            "bne     0b\n"
+            "9:\n\t"
             "pop     {r3}\n\t"
             "stm     r3, {r4, r5, r6, r7}\n\t"
             "pop     {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n\t");
 #undef TC_FC_DOT4_STEP
 #undef TC_FC_DOT4_CH
+}
+
+/* TFLM's requantization plus the output zero point, without 64-bit arithmetic, where the
+ * compiler found it exact (rq_smmlar; as tc_depthwise_dsp.c's): with r = -shift >= 1,
+ * SMMLAR(2 * acc, m, R) = R + h with h = SaturatingRoundingDoublingHighMul(acc, m) exactly
+ * (2 * acc fits int32), R = (2 * out_offset + 1) * 2^(r - 1) = 2^(r - 1) + out_offset * 2^r
+ * (k2 = 2 * out_offset + 1); adding the sign of acc (which stands for the sign of h: they
+ * differ only where h = 0, and then both round to 0) and shifting right by r gives TFLM's
+ * RoundingDivideByPOT(h, r) + out_offset; SSAT clamps to int8 (the shift by r is split into
+ * r - 1 = ~shift and the SSAT's own 1). A narrower fused activation is applied afterwards. */
+TC_INLINE int32_t tc_fc_rq(int32_t acc, int32_t m, int32_t shift, int32_t k2)
+{
+    const int32_t r1 = ~shift;
+    int32_t v;
+    __asm__("smmlar  %0, %1, %2, %3" : "=r"(v) : "r"(acc * 2), "r"(m), "r"(k2 << r1));
+    v = (v + (acc >> 31)) >> r1;
+    __asm__("ssat    %0, #8, %1, asr #1" : "=r"(v) : "r"(v));
+    return v;
 }
 #endif
 
@@ -135,10 +167,58 @@ static void tc_fc_out(const tc_fc_params_t *p, const int32_t *a, int32_t oc, int
     }
 }
 
-void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
+#if TC_DSP
+/* Cortex-M4/M7: one row, quads by the assembly loop, requantized by tc_fc_rq when allowed. */
+static void tc_fc_row_dsp(const tc_fc_params_t *p, const int8_t *x, int8_t *o)
 {
     const int32_t D = p->depth, OC = p->out_c, G = D >> 2, r = D & 3;
-    int32_t b, oc, k;
+    const int32_t corr = -128 * tc_fc_xsum(x, D), k2 = 2 * p->out_offset + 1;
+    const int32_t lo = p->act_min, hi = p->act_max, full = lo == -128 && hi == 127;
+    const int32_t pc = p->per_channel ? 4 : 0;
+    const int32_t *m = p->mult, *s = p->shift;
+    const uint8_t *w = p->weights;
+    int32_t oc, k;
+    for (oc = 0; oc + 3 < OC; oc += 4) {
+        int32_t a[4];
+        tc_fc_dot4_dsp(x, w, G, a, p->bias_eff + oc, corr);
+        w += 16 * G;
+        if (r) {
+            tc_fc_dotq(x + 4 * G, w, 0, r, 4, a);
+            w += 4 * r;
+        }
+        if (!p->rq_smmlar) {
+            tc_fc_out(p, a, oc, 4, o + oc);
+        } else if (full) {
+            const int32_t m0 = m[0], s0 = s[0];
+            o[oc] = (int8_t)tc_fc_rq(a[0], m0, s0, k2);
+            o[oc + 1] = (int8_t)tc_fc_rq(a[1], pc ? m[1] : m0, pc ? s[1] : s0, k2);
+            o[oc + 2] = (int8_t)tc_fc_rq(a[2], pc ? m[2] : m0, pc ? s[2] : s0, k2);
+            o[oc + 3] = (int8_t)tc_fc_rq(a[3], pc ? m[3] : m0, pc ? s[3] : s0, k2);
+        } else {
+            for (k = 0; k < 4; k++) {
+                const int32_t v = tc_fc_rq(a[k], m[pc ? k : 0], s[pc ? k : 0], k2);
+                o[oc + k] = (int8_t)tc_clamp(v, lo, hi);
+            }
+        }
+        m += pc;
+        s += pc;
+    }
+    if (oc < OC) {
+        const int32_t n = OC - oc;
+        int32_t a[4];
+        for (k = 0; k < n; k++) {
+            a[k] = p->bias_eff[oc + k] + corr;
+        }
+        tc_fc_dotq(x, w, G, r, n, a);
+        tc_fc_out(p, a, oc, n, o + oc);
+    }
+}
+#endif
+
+void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t D = p->depth, OC = p->out_c;
+    int32_t b;
 #if defined(__ARM_ARCH_6M__)
     tc_fc_s8_m0(p, in, out); /* tc_fully_connected_m0.c */
     return;
@@ -146,27 +226,23 @@ void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
     for (b = 0; b < p->batches; b++) {
         const int8_t *x = in + b * D;
         int8_t *o = out + b * OC;
-        const int32_t corr = -128 * tc_fc_xsum(x, D);
+#if TC_DSP
+        tc_fc_row_dsp(p, x, o);
+#else
+        const int32_t G = D >> 2, r = D & 3, corr = -128 * tc_fc_xsum(x, D);
+        const uint8_t *w = p->weights;
+        int32_t oc, k;
         for (oc = 0; oc < OC; oc += 4) {
             const int32_t n = OC - oc < 4 ? OC - oc : 4;
-            const uint8_t *w = p->weights + oc * D;
-            const int32_t *be = p->bias_eff + oc;
             int32_t a[4];
             for (k = 0; k < n; k++) {
-                a[k] = be[k] + corr;
+                a[k] = p->bias_eff[oc + k] + corr;
             }
-#if TC_DSP
-            if (n == 4) {
-                tc_fc_dot4_dsp(x, w, G, a);
-                tc_fc_dotq(x + 4 * G, w + 16 * G, 0, r, 4, a);
-            } else {
-                tc_fc_dotq(x, w, G, r, n, a);
-            }
-#else
             tc_fc_dotq(x, w, G, r, n, a);
-#endif
+            w += n * D;
             tc_fc_out(p, a, oc, n, o + oc);
         }
+#endif
     }
 }
 

@@ -66,12 +66,28 @@ def weight_quads(w: np.ndarray) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, np.uint8)
 
 
+def smmlar_ok(rq: Requant, w: np.ndarray) -> bool:
+    """Whether the DSP kernel may requantize with SMMLAR (``rq_smmlar``, see
+    tc_fully_connected.c): every channel shifts right (shift in [-31, -1]), and with B a bound
+    of |accumulator| over all int8 inputs, 2 * B fits int32 and so does R + h (R = (2 * out_offset
+    + 1) * 2^(r - 1), |h| <= B + 1)."""
+    oc = w.shape[0]
+    shift = np.broadcast_to(rq.shift, (oc,)).astype(np.int64)
+    if np.any(shift > -1) or np.any(shift < -31):
+        return False
+    bound = np.abs(rq.bias_eff.astype(np.int64)) + 128 * np.abs(w.astype(np.int64)).sum(axis=1)
+    rnd = np.array([(2 * rq.out_offset + 1) << int(-s - 1) for s in shift], dtype=object)
+    fits = [abs(int(r)) + int(b) + 2 < 2**31 for r, b in zip(rnd, bound)]
+    return bool(np.all(bound < 2**30) and all(fits))
+
+
 @dataclass(frozen=True, kw_only=True)
 class FullyConnected(Prepared):
     batches: int
     depth: int
     out_c: int
     rq: Requant | s16.Requant64
+    smmlar: bool = False
 
 
 @register
@@ -111,7 +127,14 @@ class FullyConnectedOp(Operator):
             )
         wsum = np.asarray(w.data, np.int64).sum(axis=1)
         rq = requant(op, g, oc, wsum, *multipliers(op, g))
-        return FullyConnected(macs=o.size * depth, batches=batches, depth=depth, out_c=oc, rq=rq)
+        return FullyConnected(
+            macs=o.size * depth,
+            batches=batches,
+            depth=depth,
+            out_c=oc,
+            rq=rq,
+            smmlar=smmlar_ok(rq, np.asarray(w.data)),
+        )
 
     def lower(self, op: Op, g: Graph, d: FullyConnected, ctx: LowerCtx, choice: Choice) -> str:
         if isinstance(d.rq, s16.Requant64):
@@ -140,6 +163,7 @@ class FullyConnectedOp(Operator):
             "act_min": d.rq.act_min,
             "act_max": d.rq.act_max,
             "per_channel": int(d.rq.mult.size > 1),
+            "rq_smmlar": int(d.smmlar),
             # the kernel reads the re-laid-out weights only: the model's layout never reaches flash
             "weights": ctx.array(
                 "weights", "uint8_t", weight_quads(np.asarray(inp(op, g, 1).data))
