@@ -47,20 +47,32 @@ class _Chain:
         self.nodes: list[Node] = []
         self.cur = 0
 
-    def fc(self, oc: int, act: str = "NONE") -> _Chain:
+    def fc(self, oc: int, act: str = "NONE", mult: float = 0.0, wmax: int = 127) -> _Chain:
+        """``mult`` > 0: the layer's (per-tensor) multiplier in_scale * 0.02 / out_scale, with
+        weights in [-wmax, wmax] (so that outputs stay in range); RELU6 outputs span [0, 6]."""
         rows, depth = self.tensors[self.cur].shape
         in_s = self.tensors[self.cur].quant[0]
-        w = self.rng.integers(-127, 128, (oc, depth)).astype(np.int8)
+        w = self.rng.integers(-wmax, wmax + 1, (oc, depth)).astype(np.int8)
+        acc_std = np.sqrt(depth) * 60.0 * (73.0 if wmax == 127 else wmax * 0.6)
+        w_s = 0.02 if act != "RELU6" else float(np.float32(2.5 / (in_s * acc_std)))
         if self.per_channel:
-            ws = [float(np.float32(s)) for s in self.rng.uniform(0.005, 0.04, oc)]
+            ws = [float(np.float32(s)) for s in self.rng.uniform(0.3 * w_s, 1.7 * w_s, oc)]
             wq: tuple = (ws, [0] * oc)
         else:
-            ws = [0.02] * oc
-            wq = (0.02, 0)
+            ws = [w_s] * oc
+            wq = (w_s, 0)
         bs = [float(np.float32(np.float32(in_s) * np.float32(s))) for s in ws]
         bias = self.rng.integers(-3000, 3000, oc).astype(np.int32)
-        acc_std = np.sqrt(depth) * 60.0 * 73.0
-        out_q = (float(np.float32(in_s * 0.02 * acc_std / 45.0)), int(self.rng.integers(-20, 20)))
+        if mult:
+            bias //= 100
+            out_q = (float(np.float32(in_s * w_s / mult)), int(self.rng.integers(-20, 20)))
+        elif act == "RELU6":
+            out_q = (float(np.float32(8.0 / 255)), -100)
+        else:
+            out_q = (
+                float(np.float32(in_s * w_s * acc_std / 45.0)),
+                int(self.rng.integers(-20, 20)),
+            )
         n = len(self.tensors)
         bq: tuple = (bs, [0] * oc) if self.per_channel else (bs[0], 0)
         self.tensors += [
@@ -100,6 +112,9 @@ def _chains() -> dict[str, _Chain]:
         "deep_r1_pt": deep(1, 6, False),
         "deep_r2_pt": deep(2, 7, False),
         "deep_r3_pc": deep(3, 8, True),
+        # multipliers >= 0.5 (shift >= 0): the generic requantization, not SMMLAR's
+        "big_mult_pt": _Chain(1, 1, 9, False).fc(5, mult=0.7, wmax=1).fc(6, "RELU", 1.4, 1),
+        "big_mult_pc": _Chain(2, 3, 10, True).fc(7, mult=0.9, wmax=1).fc(4, mult=0.6, wmax=1),
     }
 
 

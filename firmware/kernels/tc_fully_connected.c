@@ -57,6 +57,28 @@ static void tc_fc_dotq(const int8_t *x, const uint8_t *w, int32_t groups, int32_
     }
 }
 
+#if !TC_DSP
+/* tc_fc_dotq for a full quad (n = 4) without the tail, sums in registers: per group four input
+ * loads serve the quad's sixteen weights. */
+static void tc_fc_dot4(const int8_t *x, const uint8_t *w, int32_t groups, int32_t *a)
+{
+    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    for (; groups > 0; groups--) {
+        const int32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+        a0 += x0 * w[0] + x1 * w[1] + x2 * w[2] + x3 * w[3];
+        a1 += x0 * w[4] + x1 * w[5] + x2 * w[6] + x3 * w[7];
+        a2 += x0 * w[8] + x1 * w[9] + x2 * w[10] + x3 * w[11];
+        a3 += x0 * w[12] + x1 * w[13] + x2 * w[14] + x3 * w[15];
+        x += 4;
+        w += 16;
+    }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    a[3] = a3;
+}
+#endif
+
 /* sum(x[0 .. n - 1]) */
 static int32_t tc_fc_xsum(const int8_t *x, int32_t n)
 {
@@ -76,6 +98,35 @@ static int32_t tc_fc_xsum(const int8_t *x, int32_t n)
 }
 
 #if TC_DSP
+/* One group: the input word as (x0, x2) in r9 and (x1, x3) in r8, the quad's four words
+ * r10, r11, r12, lr (channel k's four weights), each split into (u0, u2) and (u1, u3). */
+#define TC_FC_DOT4_CH(W, A)                                                                     \
+"uxtb16  r3, " W "\n\t"                                                                     \
+"smlad   " A ", r9, r3, " A "\n\t"                                                          \
+"uxtb16  " W ", " W ", ror #8\n\t"                                                          \
+"smlad   " A ", r8, " W ", " A "\n\t"
+#define TC_FC_DOT4_STEP                                                                         \
+"ldr     r8, [r0], #4\n\t"                                                                  \
+"ldm     r1!, {r10, r11, r12, lr}\n\t"                                                      \
+"sxtb16  r9, r8\n\t"                                                                        \
+"sxtb16  r8, r8, ror #8\n\t"                                                                \
+TC_FC_DOT4_CH("r10", "r4") TC_FC_DOT4_CH("r11", "r5") TC_FC_DOT4_CH("r12", "r6")          \
+TC_FC_DOT4_CH("lr", "r7")
+/* The dot-product loop: four groups a pass, entered at the pass's group (4 - groups % 4) % 4
+ * (groups >= 1 in r2, x in r0; r2 becomes the input's end, r3 is clobbered). */
+#define TC_FC_DOT4_LOOP                                                                         \
+    "and     r3, r2, #3\n\t"                                                                    \
+    "add     r2, r0, r2, lsl #2\n\t"                                                            \
+    "cmp     r3, #2\n\t"                                                                        \
+    "beq     2f\n\t"                                                                            \
+    "bhi     1f\n\t"                                                                            \
+    "cmp     r3, #1\n\t"                                                                        \
+    "beq     3f\n"                                                                               \
+    "0:\n\t" TC_FC_DOT4_STEP "1:\n\t" TC_FC_DOT4_STEP "2:\n\t" TC_FC_DOT4_STEP                  \
+    "3:\n\t" TC_FC_DOT4_STEP                                                                     \
+    "cmp     r0, r2\n\t"                                                                        \
+    "bne     0b\n\t"
+
 /* a[k] = be[k] + corr + the sum over `groups` groups of a full quad (x four int8 a group, w 16
  * bytes a group, word-aligned). Naked: the loop needs fourteen registers (four sums, x, w, the
  * end, the input word's two halves, the four weight words and one temporary), so the body is
@@ -86,20 +137,6 @@ __attribute__((naked, noinline)) static void tc_fc_dot4_dsp(const int8_t *x, con
                                                             int32_t groups, int32_t *a,
                                                             const int32_t *be, int32_t corr)
 {
-    /* One group: the input word as (x0, x2) in r9 and (x1, x3) in r8, the quad's four words
-     * r10, r11, r12, lr (channel k's four weights), each split into (u0, u2) and (u1, u3). */
-#define TC_FC_DOT4_CH(W, A)                                                                     \
-    "uxtb16  r3, " W "\n\t"                                                                     \
-    "smlad   " A ", r9, r3, " A "\n\t"                                                          \
-    "uxtb16  " W ", " W ", ror #8\n\t"                                                          \
-    "smlad   " A ", r8, " W ", " A "\n\t"
-#define TC_FC_DOT4_STEP                                                                         \
-    "ldr     r8, [r0], #4\n\t"                                                                  \
-    "ldm     r1!, {r10, r11, r12, lr}\n\t"                                                      \
-    "sxtb16  r9, r8\n\t"                                                                        \
-    "sxtb16  r8, r8, ror #8\n\t"                                                                \
-    TC_FC_DOT4_CH("r10", "r4") TC_FC_DOT4_CH("r11", "r5") TC_FC_DOT4_CH("r12", "r6")          \
-    TC_FC_DOT4_CH("lr", "r7")
     __asm__("push    {r3, r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
             "ldr     r3, [sp, #40]\n\t" /* be */
             "ldm     r3, {r4, r5, r6, r7}\n\t"
@@ -109,24 +146,11 @@ __attribute__((naked, noinline)) static void tc_fc_dot4_dsp(const int8_t *x, con
             "add     r6, r6, r3\n\t"
             "add     r7, r7, r3\n\t"
             "cmp     r2, #0\n\t"
-            "beq     9f\n\t"
-            "and     r3, r2, #3\n\t"
-            "add     r2, r0, r2, lsl #2\n\t" /* the input's end */
-            "cmp     r3, #2\n\t"
-            "beq     2f\n\t"
-            "bhi     1f\n\t"
-            "cmp     r3, #1\n\t"
-            "beq     3f\n"
-            "0:\n\t" TC_FC_DOT4_STEP "1:\n\t" TC_FC_DOT4_STEP "2:\n\t" TC_FC_DOT4_STEP
-            "3:\n\t" TC_FC_DOT4_STEP
-            "cmp     r0, r2\n\t"
-            "bne     0b\n"
+            "beq     9f\n\t" TC_FC_DOT4_LOOP "\n"
             "9:\n\t"
             "pop     {r3}\n\t"
             "stm     r3, {r4, r5, r6, r7}\n\t"
             "pop     {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n\t");
-#undef TC_FC_DOT4_STEP
-#undef TC_FC_DOT4_CH
 }
 
 /* TFLM's requantization plus the output zero point, without 64-bit arithmetic, where the
@@ -146,6 +170,76 @@ TC_INLINE int32_t tc_fc_rq(int32_t acc, int32_t m, int32_t shift, int32_t k2)
     __asm__("ssat    %0, #8, %1, asr #1" : "=r"(v) : "r"(v));
     return v;
 }
+
+/* One row's full quads, the whole loop in assembly (depth a multiple of 4, rq_smmlar, no
+ * narrower activation than int8): per quad the sums from be + corr, the dot-product loop, then
+ * tc_fc_rq's arithmetic for the four outputs (the sign of acc folded into R first). */
+typedef struct {
+    const int8_t *x;   /* 0: the row */
+    int32_t groups;    /* 4: depth / 4 (>= 1) */
+    const uint8_t *w;  /* 8: the first quad's weights (advanced) */
+    const int32_t *be; /* 12: bias_eff (advanced 4 a quad) */
+    const int32_t *m;  /* 16: multipliers (advanced by mstep bytes a quad) */
+    const int32_t *s;  /* 20: shifts (likewise) */
+    int8_t *o;         /* 24: outputs (advanced 4 a quad) */
+    int8_t *oend;      /* 28: after the last full quad's outputs */
+    int32_t corr;      /* 32: -128 * sum(x) */
+    int32_t k2;        /* 36: 2 * out_offset + 1 */
+    int32_t mstep;     /* 40: 16 per channel, 0 per tensor (m and s then four copies) */
+} tc_fc_job_t;
+
+/* One output: A the sum, M its multiplier, K the shift's offset in r1's array; r3 k2,
+ * r0 the outputs; lr and r2 temporaries. */
+#define TC_FC_RQ(A, M, K, O)                                                                    \
+    "ldr     lr, [r1, #" K "]\n\t"                                                              \
+    "mvn     lr, lr\n\t"                                                                        \
+    "lsl     r2, r3, lr\n\t"                                                                    \
+    "add     r2, r2, " A ", asr #31\n\t"                                                        \
+    "add     " A ", " A ", " A "\n\t"                                                           \
+    "smmlar  " A ", " A ", " M ", r2\n\t"                                                       \
+    "asr     " A ", " A ", lr\n\t"                                                              \
+    "ssat    " A ", #8, " A ", asr #1\n\t"                                                      \
+    "strb    " A ", [r0, #" O "]\n\t"
+__attribute__((naked, noinline)) static void tc_fc_quads_dsp(tc_fc_job_t *j)
+{
+    __asm__("push    {r0, r4, r5, r6, r7, r8, r9, r10, r11, lr}\n"
+            "4:\n\t"
+            "ldr     r12, [sp]\n\t"
+            "ldr     r3, [r12, #12]\n\t"
+            "ldm     r3!, {r4, r5, r6, r7}\n\t"
+            "str     r3, [r12, #12]\n\t"
+            "ldr     r3, [r12, #32]\n\t"
+            "add     r4, r4, r3\n\t"
+            "add     r5, r5, r3\n\t"
+            "add     r6, r6, r3\n\t"
+            "add     r7, r7, r3\n\t"
+            "ldm     r12, {r0, r2}\n\t" /* x, groups */
+            "ldr     r1, [r12, #8]\n\t" TC_FC_DOT4_LOOP
+            "ldr     r12, [sp]\n\t"
+            "str     r1, [r12, #8]\n\t"
+            "ldr     r0, [r12, #16]\n\t"
+            "ldr     r3, [r12, #40]\n\t"
+            "ldm     r0, {r8, r9, r10, r11}\n\t"
+            "add     r0, r0, r3\n\t"
+            "str     r0, [r12, #16]\n\t"
+            "ldr     r1, [r12, #20]\n\t"
+            "add     r3, r1, r3\n\t"
+            "str     r3, [r12, #20]\n\t"
+            "ldr     r3, [r12, #36]\n\t"
+            "ldr     r0, [r12, #24]\n\t"
+            TC_FC_RQ("r4", "r8", "0", "0") TC_FC_RQ("r5", "r9", "4", "1")
+            TC_FC_RQ("r6", "r10", "8", "2") TC_FC_RQ("r7", "r11", "12", "3")
+            "add     r0, r0, #4\n\t"
+            "str     r0, [r12, #24]\n\t"
+            "ldr     r2, [r12, #28]\n\t"
+            "cmp     r0, r2\n\t"
+            "bne     4b\n\t"
+            "pop     {r0, r4, r5, r6, r7, r8, r9, r10, r11, pc}\n\t");
+}
+#undef TC_FC_RQ
+#undef TC_FC_DOT4_LOOP
+#undef TC_FC_DOT4_STEP
+#undef TC_FC_DOT4_CH
 #endif
 
 /* The outputs of channels oc .. oc + n - 1 of one row from their sums. */
@@ -177,8 +271,33 @@ static void tc_fc_row_dsp(const tc_fc_params_t *p, const int8_t *x, int8_t *o)
     const int32_t pc = p->per_channel ? 4 : 0;
     const int32_t *m = p->mult, *s = p->shift;
     const uint8_t *w = p->weights;
-    int32_t oc, k;
-    for (oc = 0; oc + 3 < OC; oc += 4) {
+    int32_t oc = 0, k;
+    if (p->rq_smmlar && full && r == 0 && OC >= 4) {
+        int32_t m4[4], s4[4];
+        tc_fc_job_t j;
+        j.x = x;
+        j.groups = G;
+        j.w = w;
+        j.be = p->bias_eff;
+        j.m = m;
+        j.s = s;
+        j.mstep = 16;
+        if (!pc) {
+            m4[0] = m4[1] = m4[2] = m4[3] = m[0];
+            s4[0] = s4[1] = s4[2] = s4[3] = s[0];
+            j.m = m4;
+            j.s = s4;
+            j.mstep = 0;
+        }
+        j.o = o;
+        j.oend = o + (OC & ~3);
+        j.corr = corr;
+        j.k2 = k2;
+        tc_fc_quads_dsp(&j);
+        oc = OC & ~3;
+        w = j.w;
+    }
+    for (; oc + 3 < OC; oc += 4) {
         int32_t a[4];
         tc_fc_dot4_dsp(x, w, G, a, p->bias_eff + oc, corr);
         w += 16 * G;
@@ -238,7 +357,12 @@ void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
             for (k = 0; k < n; k++) {
                 a[k] = p->bias_eff[oc + k] + corr;
             }
-            tc_fc_dotq(x, w, G, r, n, a);
+            if (n == 4) {
+                tc_fc_dot4(x, w, G, a);
+                tc_fc_dotq(x + 4 * G, w + 16 * G, 0, r, 4, a);
+            } else {
+                tc_fc_dotq(x, w, G, r, n, a);
+            }
             w += n * D;
             tc_fc_out(p, a, oc, n, o + oc);
         }

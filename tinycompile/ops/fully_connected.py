@@ -76,9 +76,8 @@ def smmlar_ok(rq: Requant, w: np.ndarray) -> bool:
     if np.any(shift > -1) or np.any(shift < -31):
         return False
     bound = np.abs(rq.bias_eff.astype(np.int64)) + 128 * np.abs(w.astype(np.int64)).sum(axis=1)
-    rnd = np.array([(2 * rq.out_offset + 1) << int(-s - 1) for s in shift], dtype=object)
-    fits = [abs(int(r)) + int(b) + 2 < 2**31 for r, b in zip(rnd, bound)]
-    return bool(np.all(bound < 2**30) and all(fits))
+    rnd = np.abs(2 * rq.out_offset + 1) << (-shift - 1)  # |R| < 2^(31 + 8): int64 holds it
+    return bool(np.all(bound < 2**30) and np.all(rnd + bound + 2 < 2**31))
 
 
 @dataclass(frozen=True, kw_only=True)
