@@ -25,6 +25,7 @@
  * (tc_dot_s16_s8) plus the int64 bias, tc_requant64, clamp.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "tc_fully_connected.h"
 #include "tc_kernel_util.h"
@@ -36,48 +37,105 @@
 #define TC_OUT tc_out_s8
 #endif
 
-/* a[k] += sum over the group part of a quad of n channels (g groups of four depth values,
- * 4n bytes each) and the depth % 4 tail (r values per channel): portable, any n <= 4. */
-static void tc_fc_dotq(const int8_t *x, const uint8_t *w, int32_t groups, int32_t r, int32_t n,
-                       int32_t *a)
+#if TC_DSP
+/* UXTB16 of the value rotated right by 8 (bytes 1 and 3), in one instruction. */
+TC_INLINE uint32_t tc_fc_uxtb16_hi(uint32_t v)
 {
-    int32_t g, k, j;
-    for (g = 0; g < groups; g++) {
+    uint32_t r;
+    __asm__("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+    return r;
+}
+
+/* a += the input's halves xe = (x0, x2), xo = (x1, x3) times one channel's weight word. */
+TC_INLINE int32_t tc_fc_mac4(uint32_t xe, uint32_t xo, const uint8_t *w, int32_t a)
+{
+    uint32_t v;
+    memcpy(&v, w, 4); /* word-aligned (every quad, every group) */
+    a = __smlad(xe, __uxtb16(v), a);
+    return __smlad(xo, tc_fc_uxtb16_hi(v), a);
+}
+#endif
+
+/* a[k] += the sums of a quad of N channels (N a constant once inlined): `groups` groups of four
+ * depth values (4N bytes each), then the depth % 4 tail (r values per channel). */
+TC_INLINE void tc_fc_dotn(const int8_t *x, const uint8_t *w, int32_t groups, int32_t r,
+                          const int32_t N, int32_t *a)
+{
+    int32_t a0 = a[0], a1 = N > 1 ? a[1] : 0, a2 = N > 2 ? a[2] : 0, a3 = N > 3 ? a[3] : 0;
+    int32_t j;
+    for (; groups > 0; groups--) {
+#if TC_DSP
+        const uint32_t xv = tc_ld32(x), xe = tc_sxtb16_lo(xv), xo = tc_sxtb16_hi(xv);
+        a0 = tc_fc_mac4(xe, xo, w, a0);
+        if (N > 1) {
+            a1 = tc_fc_mac4(xe, xo, w + 4, a1);
+        }
+        if (N > 2) {
+            a2 = tc_fc_mac4(xe, xo, w + 8, a2);
+        }
+        if (N > 3) {
+            a3 = tc_fc_mac4(xe, xo, w + 12, a3);
+        }
+#else
         const int32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
-        for (k = 0; k < n; k++) {
-            a[k] += x0 * w[0] + x1 * w[1] + x2 * w[2] + x3 * w[3];
-            w += 4;
+        a0 += x0 * w[0] + x1 * w[1] + x2 * w[2] + x3 * w[3];
+        if (N > 1) {
+            a1 += x0 * w[4] + x1 * w[5] + x2 * w[6] + x3 * w[7];
         }
+        if (N > 2) {
+            a2 += x0 * w[8] + x1 * w[9] + x2 * w[10] + x3 * w[11];
+        }
+        if (N > 3) {
+            a3 += x0 * w[12] + x1 * w[13] + x2 * w[14] + x3 * w[15];
+        }
+#endif
         x += 4;
+        w += 4 * N;
     }
-    for (k = 0; k < n; k++) {
-        for (j = 0; j < r; j++) {
-            a[k] += x[j] * *w++;
+    for (j = 0; j < r; j++) {
+        const int32_t xv = x[j];
+        a0 += xv * w[j];
+        if (N > 1) {
+            a1 += xv * w[r + j];
         }
+        if (N > 2) {
+            a2 += xv * w[2 * r + j];
+        }
+        if (N > 3) {
+            a3 += xv * w[3 * r + j];
+        }
+    }
+    a[0] = a0;
+    if (N > 1) {
+        a[1] = a1;
+    }
+    if (N > 2) {
+        a[2] = a2;
+    }
+    if (N > 3) {
+        a[3] = a3;
     }
 }
 
-#if !TC_DSP
-/* tc_fc_dotq for a full quad (n = 4) without the tail, sums in registers: per group four input
- * loads serve the quad's sixteen weights. */
-static void tc_fc_dot4(const int8_t *x, const uint8_t *w, int32_t groups, int32_t *a)
+/* tc_fc_dotn for n = 1 .. 4 channels. */
+static void tc_fc_dotq(const int8_t *x, const uint8_t *w, int32_t groups, int32_t r, int32_t n,
+                       int32_t *a)
 {
-    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-    for (; groups > 0; groups--) {
-        const int32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
-        a0 += x0 * w[0] + x1 * w[1] + x2 * w[2] + x3 * w[3];
-        a1 += x0 * w[4] + x1 * w[5] + x2 * w[6] + x3 * w[7];
-        a2 += x0 * w[8] + x1 * w[9] + x2 * w[10] + x3 * w[11];
-        a3 += x0 * w[12] + x1 * w[13] + x2 * w[14] + x3 * w[15];
-        x += 4;
-        w += 16;
+    switch (n) {
+    case 1:
+        tc_fc_dotn(x, w, groups, r, 1, a);
+        break;
+    case 2:
+        tc_fc_dotn(x, w, groups, r, 2, a);
+        break;
+    case 3:
+        tc_fc_dotn(x, w, groups, r, 3, a);
+        break;
+    default:
+        tc_fc_dotn(x, w, groups, r, 4, a);
+        break;
     }
-    a[0] = a0;
-    a[1] = a1;
-    a[2] = a2;
-    a[3] = a3;
 }
-#endif
 
 /* sum(x[0 .. n - 1]) */
 static int32_t tc_fc_xsum(const int8_t *x, int32_t n)
@@ -89,6 +147,11 @@ static int32_t tc_fc_xsum(const int8_t *x, int32_t n)
         x += 4;
         s = __smlad(tc_sxtb16_lo(v), 0x00010001u, s);
         s = __smlad(tc_sxtb16_hi(v), 0x00010001u, s);
+    }
+#else
+    for (; n >= 4; n -= 4) {
+        s += x[0] + x[1] + x[2] + x[3];
+        x += 4;
     }
 #endif
     for (; n > 0; n--) {
@@ -357,12 +420,7 @@ void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
             for (k = 0; k < n; k++) {
                 a[k] = p->bias_eff[oc + k] + corr;
             }
-            if (n == 4) {
-                tc_fc_dot4(x, w, G, a);
-                tc_fc_dotq(x + 4 * G, w + 16 * G, 0, r, 4, a);
-            } else {
-                tc_fc_dotq(x, w, G, r, n, a);
-            }
+            tc_fc_dotq(x, w, G, r, n, a);
             w += n * D;
             tc_fc_out(p, a, oc, n, o + oc);
         }
