@@ -152,6 +152,27 @@ def test_weight_layout(tmp_path: Path) -> None:
         assert not any(s.startswith("tc_const_t") for s in arrays), sorted(arrays)
 
 
+def test_smmlar_only_where_exact() -> None:
+    """The SMMLAR requantization is chosen only for right shifts and accumulators below 2^30
+    (and R + h in int32); otherwise the kernel keeps the generic one."""
+    from tinycompile.ops.conv_common import Requant
+    from tinycompile.ops.fully_connected import smmlar_ok
+
+    def rq(bias: int, shift: int, out_offset: int = -5) -> Requant:
+        b = np.array([bias], np.int64)
+        m, s = np.array([1 << 30], np.int64), np.array([shift], np.int64)
+        return Requant(0, out_offset, -128, 127, b, b, m, s)
+
+    w = np.full((1, 64), 127, np.int8)  # |sum| <= 64 * 127 * 128 = 1,040,384
+    assert smmlar_ok(rq(1000, -8), w)
+    assert not smmlar_ok(rq(1000, 0), w)  # left shift (or none): no division to fold
+    assert not smmlar_ok(rq(1000, 1), w)
+    assert not smmlar_ok(rq((1 << 30) - 1_000_000, -8), w)  # 2 * acc would overflow
+    assert smmlar_ok(rq((1 << 30) - 1_100_000, -8), w)
+    assert not smmlar_ok(rq(1000, -31, -128), w)  # R = -255 * 2^30 does not fit int32
+    assert smmlar_ok(rq(1000, -21, -128), w)
+
+
 def test_weight_layout_is_reproducible(tmp_path: Path) -> None:
     path = _chains()["odd_r1_pc"].save(tmp_path / "m.tflite")
     a = api.generate(api.plan(path), tmp_path / "a") / "model" / "tc_weights.c"

@@ -12,14 +12,27 @@
  * and folded into the four accumulators' start values. Per input row, per quad: the groups,
  * then the depth % 4 last values, then the requantization of the quad's outputs.
  *
+ * Why u = w + 128: ARMv6-M has LDRSB only with a register offset, LDRB also with an immediate
+ * one, so unsigned bytes let the Thumb-1 loop read a quad's weights from one pointer; on M4/M7
+ * UXTB16 costs what SXTB16 does. The final int32 sum equals the reference's modulo 2^32, so
+ * it is the same number (each x * u is below 2^15 in magnitude: the running sums stay in int32
+ * for the depths an int8 model has, as the reference's own).
+ *
  * Paths (same int32 sums in another order; wrapping int32 addition commutes, so every path
  * gives identical results):
- *   - Cortex-M4/M7 (TC_DSP): tc_fc_dot4_dsp, assembly: per group one LDR of the input word
- *     (two SXTB16 serve the four channels), one LDM of the quad's 16 weights, eight UXTB16,
- *     eight SMLAD (20 instructions per 16 MACs), two groups per loop pass; the requantization
- *     is tc_kernel_util.h's tc_out_s8_dsp;
+ *   - Cortex-M4/M7 (TC_DSP), assembly: per group one LDR of the input word (two SXTB16 serve
+ *     the four channels), one LDM of the quad's 16 weights, eight UXTB16, eight SMLAD: 20
+ *     instructions per 16 MACs, four groups per loop pass. tc_fc_quads_dsp runs a row's full
+ *     quads in one function: sums from bias_eff + the row's correction, the loop, and the
+ *     requantization in nine instructions an output with SMMLAR (tc_fc_rq) where the
+ *     compiler proved it exact (rq_smmlar: every shift right, |accumulator| < 2^30; checked in
+ *     ops/fully_connected.py, smmlar_ok) and the activation does not narrow int8's range.
+ *     Otherwise, per quad, tc_fc_dot4_dsp (the same loop) and tc_fc_rq plus the clamp, or
+ *     tc_kernel_util.h's tc_out_s8_dsp (any shift). Partial quads and the depth % 4 tails:
+ *     tc_fc_dotn, SMLAD over words, sums in registers;
  *   - ARMv6-M (Cortex-M0/M0+): tc_fc_s8_m0 in tc_fully_connected_m0.c;
- *   - portable C elsewhere (host, Cortex-M3, -DTC_PORTABLE).
+ *   - portable C elsewhere (host, Cortex-M3, -DTC_PORTABLE): tc_fc_dotn, four input values
+ *     per group loaded once for the quad's sixteen weights, sums in registers.
  *
  * tc_fc_s16 (16x8): TFLM's int16 FullyConnected on TFLite's weight layout, int64 accumulator
  * (tc_dot_s16_s8) plus the int64 bias, tc_requant64, clamp.

@@ -9,7 +9,7 @@
  * with a register offset, but LDRB with an immediate one (0..31): tc_fc_m0_dot4 reads two
  * groups of a quad (32 bytes) from one pointer, each input value once (LDRSB at a constant
  * register offset 0..3) for four LDRB, four MULS and four ADDs into r8-r11: 13 instructions per
- * four MACs, plus four per two groups. The depth % 4 last values, the channels of a last
+ * four MACs, plus five per two groups (old layout: 14.5 per four MACs). The depth % 4 last values, the channels of a last
  * partial quad and other cores (which never call it) take C loops.
  */
 #include <stdint.h>
