@@ -5,7 +5,8 @@
  * int8 dot product from bias_eff, then tc_requant (on ARMv6-M tc_qmath.h's tc_requant16),
  * output zero point, clamp. The weights are the compiler's layout (tc_fully_connected.h): quads
  * of four output channels interleaved by groups of four depth values, bytes u = w + 128, so
- * each input row's 128 * sum(x) is subtracted from the start values. Thumb-1 has LDRSB only
+ * each input row's 128 * sum(x) is subtracted from the start values (the sum a word of four
+ * values at a time, tc_fc_m0_xsum). Thumb-1 has LDRSB only
  * with a register offset, but LDRB with an immediate one (0..31): tc_fc_m0_dot4 reads two
  * groups of a quad (32 bytes) from one pointer, each input value once (LDRSB at a constant
  * register offset 0..3) for four LDRB, four MULS and four ADDs into r8-r11: 13 instructions per
@@ -120,6 +121,35 @@ static void tc_fc_m0_dot4(const int8_t *x, const uint8_t *w, int32_t groups, int
 }
 #endif
 
+/* sum(x[0 .. n - 1]): words of four bytes where x is aligned (ARMv6-M traps unaligned word
+ * loads), flipped to unsigned (x + 128) and summed in two 16-bit lanes (at most 64 words, so
+ * the lanes stay below 2^16), then the bytes left. */
+static int32_t tc_fc_m0_xsum(const int8_t *x, int32_t n)
+{
+    int32_t s = 0;
+    if (((uintptr_t)x & 3u) == 0) {
+        while (n >= 4) {
+            const uint32_t *xw = (const uint32_t *)(const void *)x;
+            int32_t words = n >> 2, k;
+            uint32_t lanes = 0;
+            if (words > 64) {
+                words = 64;
+            }
+            for (k = 0; k < words; k++) {
+                const uint32_t v = xw[k] ^ 0x80808080u;
+                lanes += (v & 0x00FF00FFu) + ((v >> 8) & 0x00FF00FFu);
+            }
+            s += (int32_t)((lanes & 0xFFFFu) + (lanes >> 16)) - 512 * words;
+            x += 4 * words;
+            n -= 4 * words;
+        }
+    }
+    for (; n > 0; n--) {
+        s += *x++;
+    }
+    return s;
+}
+
 void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t D = p->depth, OC = p->out_c, G = D >> 2, r = D & 3;
@@ -129,11 +159,7 @@ void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
     for (b = 0; b < p->batches; b++) {
         const int8_t *x = in + b * D;
         int8_t *o = out + b * OC;
-        int32_t corr = 0;
-        for (i = 0; i < D; i++) {
-            corr += x[i];
-        }
-        corr *= -128;
+        const int32_t corr = -128 * tc_fc_m0_xsum(x, D);
         for (oc = 0; oc + 3 < OC; oc += 4) {
             const int32_t *be = p->bias_eff + oc;
             const uint8_t *w = p->weights + oc * D + 16 * G;
@@ -143,7 +169,7 @@ void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
             a[2] = be[2] + corr;
             a[3] = be[3] + corr;
             tc_fc_m0_dot4(x, p->weights + oc * D, G, a);
-            for (k = 0; k < 4; k++) {
+            for (k = 0; r && k < 4; k++) {
                 for (i = 0; i < r; i++) {
                     a[k] += x[4 * G + i] * *w++;
                 }
