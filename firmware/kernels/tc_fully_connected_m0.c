@@ -6,12 +6,12 @@
  * output zero point, clamp. The weights are the compiler's layout (tc_fully_connected.h): quads
  * of four output channels interleaved by groups of four depth values, bytes u = w + 128, so
  * each input row's 128 * sum(x) is subtracted from the start values (the sum a word of four
- * values at a time, tc_fc_m0_xsum). Thumb-1 has LDRSB only
- * with a register offset, but LDRB with an immediate one (0..31): tc_fc_m0_dot4 reads two
- * groups of a quad (32 bytes) from one pointer, each input value once (LDRSB at a constant
- * register offset 0..3) for four LDRB, four MULS and four ADDs into r8-r11: 13 instructions per
- * four MACs, plus five per two groups (old layout: 14.5 per four MACs). The depth % 4 last values, the channels of a last
- * partial quad and other cores (which never call it) take C loops.
+ * values at a time, tc_fc_m0_xsum). Thumb-1 has LDRSB only with a register offset, but LDRB
+ * with an immediate one (0..31): tc_fc_m0_dot4 reads two groups of a quad (32 bytes) from one
+ * pointer, each input value once (LDRSB at a constant register offset 0..3) for four LDRB, four
+ * MULS and four ADDs into r8-r11: 13 instructions per four MACs, plus five per two groups (on
+ * TFLite's layout it was 14.5 per four MACs). The depth % 4 last values, the channels of a
+ * last partial quad and other cores (which never call it) take C loops.
  */
 #include <stdint.h>
 
