@@ -100,8 +100,9 @@ def _chains() -> dict[str, _Chain]:
         )
 
     def deep(rows: int, seed: int, pc: bool) -> _Chain:
-        # depth 640 (160 groups), then 10 (two groups and a tail), 36 (nine groups)
-        return _Chain(rows, 640, seed, pc).fc(10, "RELU").fc(36, "RELU6").fc(8).fc(5)
+        # depth 640 (160 groups), then 10 (two groups and a tail), 36, 8, 12 (9, 2, 3 groups:
+        # each entry into the four-group loop)
+        return _Chain(rows, 640, seed, pc).fc(10, "RELU").fc(36, "RELU6").fc(8).fc(12).fc(5)
 
     return {
         "odd_r1_pt": odd(1, 1, False),
