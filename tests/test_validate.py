@@ -169,10 +169,11 @@ def test_miscompiled_firmware_is_a_mismatch(
     project = api.generate(api.plan(str(DIGITS)), tmp_path / "proj")
     weights = project / "model" / "tc_weights.c"
     text = weights.read_text()
-    head = "const int8_t tc_const_t3[2560] TC_WEIGHTS_ATTR = {\n"  # FULLY_CONNECTED weights
+    # FULLY_CONNECTED weights, in the kernel's layout (w + 128, quads of four channels)
+    head = "const uint8_t tc_op3_weights[2560] TC_WEIGHTS_ATTR = {\n"
     start = text.index(head) + len(head)
     lines = text[start:].split("\n")
-    lines[:8] = ["    " + "-127, " * 24] * 8  # output 0's row: its logit saturates
+    lines[:8] = ["    " + "1, " * 24] * 8  # outputs 0-3 (-127 weights): their logits saturate
     weights.write_text(text[:start] + "\n".join(lines))
     fw = build_firmware(project, BOARD, variant="board")
     with emulated_board(BOARD, fw.elf) as emu:

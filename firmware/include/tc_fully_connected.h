@@ -4,7 +4,15 @@
  * int32 accumulation of weights * (input - input_zero_point) plus bias, then
  * MultiplyByQuantizedMultiplier, + output zero point, clamp. As for the convolutions the
  * compiler folds the input offset into bias_eff[c] = bias[c] + in_offset * sum(weights[c]), so
- * each output is a pure int8 dot product. Weights [out_c][depth] (TFLite's).
+ * each output is a pure int8 dot product.
+ *
+ * Weights (int8 kernel): not TFLite's [out_c][depth] but a copy re-laid out by the compiler
+ * (tinycompile/ops/fully_connected.py, weight_quads), the same out_c * depth bytes: quads of
+ * four output channels, quad c0 (n = min(4, out_c - c0) channels) at byte c0 * depth; in it,
+ * for each group g < depth / 4 of four depth values, the four bytes [4g, 4g + 4) of each of
+ * the n channels (4n bytes a group), then the depth % 4 last values of each channel. Every
+ * byte is w + 128 (uint8); the kernel subtracts 128 * sum(input row). One load then reads 16
+ * weights of a quad on Cortex-M4/M7, LDRB with immediate offsets reads them on ARMv6-M.
  */
 #ifndef TC_FULLY_CONNECTED_H
 #define TC_FULLY_CONNECTED_H
@@ -18,7 +26,9 @@ typedef struct {
     int32_t out_offset;
     int32_t act_min, act_max;
     int32_t per_channel;        /* 1: mult/shift hold out_c entries, 0: one entry */
-    const int8_t *weights;      /* [out_c][depth] */
+    int32_t rq_smmlar;          /* 1: the DSP kernel may requantize with SMMLAR (the compiler
+                                   checked the ranges: fully_connected.py, smmlar_ok) */
+    const uint8_t *weights;     /* w + 128 in quads (above); word-aligned */
     const int32_t *bias_eff;    /* [out_c] bias + in_offset * sum(weights[c]) */
     const int32_t *mult;
     const int32_t *shift;
@@ -34,7 +44,7 @@ typedef struct {
     int32_t per_channel;        /* 1: rm/ts hold out_c entries, 0: one entry */
     const int32_t *rm;          /* reduced Q15 multipliers (tc_requant64) */
     const int32_t *ts;          /* total right shifts */
-    const int8_t *weights;      /* [out_c][depth] */
+    const int8_t *weights;      /* [out_c][depth] (TFLite's) */
     const int64_t *bias;        /* [out_c] (zeros when the model has none) */
 } tc_fc_s16_params_t;
 

@@ -8,6 +8,18 @@ installed TFLM agrees with the double product on inputs where the two differ
 (``conv_common``). weights_format 0 only (shuffled weights are not supported), as TFLM's int8
 kernel. Kernel: ``tc_fc_s8`` (firmware/kernels/tc_fully_connected.c).
 
+Weight layout (int8, ``weight_quads``): the kernel never reads TFLite's [out_c][depth] rows, only
+a copy re-laid out at compile time (the model's layout never reaches flash; same byte count).
+Output channels go in quads c0 = 0, 4, 8, ...; quad c0 (n = min(4, out_c - c0) channels) starts
+at byte c0 * depth and holds, for each group g of four depth values (g < depth // 4), the four
+bytes w[c0 + k][4g .. 4g + 3] of each channel k < n in turn (4n bytes per group), then the
+depth % 4 last values of each channel in turn. Each byte is stored as w + 128 (uint8, the sign
+bit flipped) and the kernel subtracts 128 * sum(x) per input row. Why: on Cortex-M4/M7 one LDM
+reads a group of a whole quad (16 weights) and one input word serves all four channels
+(1 LDR + 1 LDM + 10 extends + 8 SMLAD per 16 MACs); on ARMv6-M, which has LDRSB only with a
+register offset, the unsigned bytes load with LDRB at immediate offsets 0..31 from one pointer
+(one load, one MULS, one ADD per MAC, no index register).
+
 16x8 (int16 input and output, zero point 0, int8 weights, int64 bias or none): TFLM's
 int16 ``FullyConnected`` (reference/integer_ops/fully_connected.h), an int64 accumulator and the
 64-bit requantization of ``s16`` (per channel or per tensor, multipliers as above); kernel
@@ -39,12 +51,42 @@ def multipliers(op: Op, g: Graph) -> tuple[list[int], list[int]]:
     return [m], [s]
 
 
+def weight_quads(w: np.ndarray) -> np.ndarray:
+    """TFLite's int8 weights [out_c, depth] in the kernel's layout (see the module doc): uint8
+    bytes w + 128, quads of four output channels interleaved by groups of four depth values."""
+    oc, depth = w.shape
+    u = (np.asarray(w, np.int16) + 128).astype(np.uint8)
+    full = depth // 4 * 4
+    parts = []
+    for c0 in range(0, oc, 4):
+        q = u[c0 : c0 + 4]
+        n = q.shape[0]
+        parts.append(q[:, :full].reshape(n, full // 4, 4).transpose(1, 0, 2).reshape(-1))
+        parts.append(q[:, full:].reshape(-1))
+    return np.concatenate(parts) if parts else np.zeros(0, np.uint8)
+
+
+def smmlar_ok(rq: Requant, w: np.ndarray) -> bool:
+    """Whether the DSP kernel may requantize with SMMLAR (``rq_smmlar``, see
+    tc_fully_connected.c): every channel shifts right (shift in [-31, -1]), and with B a bound
+    of |accumulator| over all int8 inputs, 2 * B fits int32 and so does R + h (R = (2 * out_offset
+    + 1) * 2^(r - 1), |h| <= B + 1)."""
+    oc = w.shape[0]
+    shift = np.broadcast_to(rq.shift, (oc,)).astype(np.int64)
+    if np.any(shift > -1) or np.any(shift < -31):
+        return False
+    bound = np.abs(rq.bias_eff.astype(np.int64)) + 128 * np.abs(w.astype(np.int64)).sum(axis=1)
+    rnd = np.abs(2 * rq.out_offset + 1) << (-shift - 1)  # |R| < 2^(31 + 8): int64 holds it
+    return bool(np.all(bound < 2**30) and np.all(rnd + bound + 2 < 2**31))
+
+
 @dataclass(frozen=True, kw_only=True)
 class FullyConnected(Prepared):
     batches: int
     depth: int
     out_c: int
     rq: Requant | s16.Requant64
+    smmlar: bool = False
 
 
 @register
@@ -84,7 +126,14 @@ class FullyConnectedOp(Operator):
             )
         wsum = np.asarray(w.data, np.int64).sum(axis=1)
         rq = requant(op, g, oc, wsum, *multipliers(op, g))
-        return FullyConnected(macs=o.size * depth, batches=batches, depth=depth, out_c=oc, rq=rq)
+        return FullyConnected(
+            macs=o.size * depth,
+            batches=batches,
+            depth=depth,
+            out_c=oc,
+            rq=rq,
+            smmlar=smmlar_ok(rq, np.asarray(w.data)),
+        )
 
     def lower(self, op: Op, g: Graph, d: FullyConnected, ctx: LowerCtx, choice: Choice) -> str:
         if isinstance(d.rq, s16.Requant64):
@@ -113,7 +162,11 @@ class FullyConnectedOp(Operator):
             "act_min": d.rq.act_min,
             "act_max": d.rq.act_max,
             "per_channel": int(d.rq.mult.size > 1),
-            "weights": ctx.ptr(op.inputs[1]),
+            "rq_smmlar": int(d.smmlar),
+            # the kernel reads the re-laid-out weights only: the model's layout never reaches flash
+            "weights": ctx.array(
+                "weights", "uint8_t", weight_quads(np.asarray(inp(op, g, 1).data))
+            ),
             "bias_eff": ctx.array("bias_eff", "int32_t", d.rq.bias_eff),
             "mult": ctx.array("mult", "int32_t", d.rq.mult),
             "shift": ctx.array("shift", "int32_t", d.rq.shift),
