@@ -1,4 +1,4 @@
-"""The CONV_2D / FULLY_CONNECTED fast paths of the Cortex-M4/M7 builds (issue 11), bit-exact
+"""The CONV_2D fast paths of the Cortex-M4/M7 builds (issue 11), bit-exact
 with TFLM in every layer under QEMU: they are only compiled for cores with the DSP extension,
 so the host tests never run them.
 
@@ -13,10 +13,10 @@ of 4, odd widths and pixel counts, padding, strides 1 and 2, depths not a multip
   in-place ring (``col16``) and in place for pointwise layers forwards and backwards
   (``pointwise``, ``col16_c3``);
 - ``tc_dot22_s8``'s assembly loop (two pixels x two channels sharing one offset): im2col pairs,
-  pointwise pairs, FC with two or more rows;
+  pointwise pairs;
 - ``tc_dot14_s8`` (one pixel x four channels): lone im2col pixels, the k x k in-place ring
   without a column (one pixel at a time, borders through a window copied on the stack), in-place
-  pointwise pixels through the temp, FC with one row;
+  pointwise pixels through the temp;
 - ``tc_conv_pw_run`` (pointwise, stride 1, windows under 16 values); ``tc_conv_pw_strided_row``
   (pointwise, strides 2 and 3);
 - int8 im2col into the output's tail when the planner refuses the scratch (a first layer over
@@ -146,8 +146,8 @@ def _nets() -> dict[str, _Net]:
         "pw_strided": _Net((1, 5, 9, 6), 8).conv(10, 1, 2, act="RELU").conv(7, 1, 3),
         # k x k in place (stride 1, SAME, out_c <= in_c): the output ring, one pixel at a time
         "ring": _Net((1, 7, 9, 12), 4).conv(12, 3, act="RELU").conv(10, 3).conv(5, (3, 5)),
-        # FULLY_CONNECTED: one row (four outputs per pass, then a pair and a single), three rows
-        # (pairs of rows, then one), depths 37 and 9
+        # FULLY_CONNECTED (its own paths: tests/test_kernels_fast_fc.py): one row, three rows,
+        # depths 37 and 9
         # the int16 column GEMM (tc_conv2d_dsp.c): a first layer at the peak through a column
         # in its output's tail (K = 72), an in-place ring beside a granted column (pairs of
         # pixels, 144 of them), then a stride-2 SAME layer with its column (12 channels)

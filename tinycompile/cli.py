@@ -29,8 +29,8 @@ from .errors import CompileError, DeviceError, DoesNotFit
 from .flash import HELP as FLASH_HELP
 from .paths import EXAMPLE_MODEL
 from .report import build_report, plan_dict, plan_table, write_json
-from .timeline import report_html, timeline_svg
 from .run.files import check_outputs, load_inputs, save_outputs
+from .timeline import report_html, timeline_svg
 
 DEFAULT_BOARD = "stm32f746"
 DEFAULT_SAMPLES = 20

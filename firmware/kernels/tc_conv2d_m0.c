@@ -1,6 +1,6 @@
 /* tinycompile runtime: CONV_2D, int8, the ARMv6-M (Cortex-M0/M0+) path (tc_conv_s8_m0, entered
- * from tc_conv_s8 in tc_conv2d.c on __ARM_ARCH_6M__), and the four-channel dot product
- * tc_m0_dot14 it shares with FULLY_CONNECTED (tc_fully_connected_m0.c).
+ * from tc_conv_s8 in tc_conv2d.c on __ARM_ARCH_6M__), and its four-channel dot product
+ * tc_m0_dot14.
  *
  * Same arithmetic as tc_conv2d.c (TFLM's reference ConvPerChannel): interior windows are pure
  * int8 dot products from bias_eff, border windows bias + sum((x + in_offset) * w) over their
