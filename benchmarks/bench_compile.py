@@ -2,8 +2,9 @@
 the 5 models of tests/models/real).
 
 Per model: plan and code generation time (median of 3 runs), the arena our plan places, the
-live-bytes lower bound of our schedule, weight flash (weights, biases, requantization tables),
-and TensorFlow Lite Micro's arena for the same model (see ``tflm_arena.py``):
+live-bytes lower bound of our schedule, the naive arena (model order, no in-place, no sharing:
+``naive_arena``), weight flash (weights, biases, requantization tables), and TensorFlow Lite
+Micro's arena for the same model (see ``tflm_arena.py``):
 
 - ``tflm act``: TFLM's non-persistent arena section (activations and scratch), which is what
   our arena holds: the like-for-like comparison;
@@ -46,6 +47,25 @@ def _imports():
     return api, tflm_arena
 
 
+def naive_arena(model: Path) -> int:
+    """The arena with none of the planner's tricks: model order, every tensor its own buffer
+    (no in-place convolutions, no elementwise sharing; reshapes still alias, as in TFLM), no
+    optional scratch, first-fit placement."""
+    from dataclasses import replace
+
+    from tinycompile.frontend import load_model
+    from tinycompile.ir import validate
+    from tinycompile.ops import Choice, own_types, prepare_graph
+    from tinycompile.planner.plan import place, steps_of
+
+    g = load_model(model)
+    validate(g, own_types=own_types(g))
+    prepared = prepare_graph(g)
+    choices = {p.op.index: Choice(in_place=False, use_scratch=False) for p in prepared}
+    steps = [replace(st, elementwise=False) for st in steps_of(prepared, choices)]
+    return place(g, steps, list(range(len(steps)))).arena_bytes
+
+
 @dataclass
 class Row:
     model: str
@@ -53,6 +73,7 @@ class Row:
     codegen_s: float
     arena: int
     lower_bound: int
+    naive: int
     flash: int
     tflm_act: int
     tflm_total: int
@@ -85,6 +106,7 @@ def bench(model: Path, *, repeats: int = 3, bisect: bool = True) -> Row:
         codegen_s=statistics.median(gen_t),
         arena=int(p.arena_bytes),
         lower_bound=int(p.peak_bytes),
+        naive=naive_arena(model),
         flash=int(p.flash_bytes),
         tflm_act=a.head,
         tflm_total=a.total,
@@ -100,25 +122,27 @@ def format_table(rows: list[Row], repeats: int = 3) -> str:
     """A plain-text table, one line per model."""
     head = (
         f"{'model':16s} {'plan s':>7s} {'gen s':>7s} {'total s':>7s} {'arena':>8s} "
-        f"{'lower bd':>8s} {'flash':>8s} {'tflm act':>8s} {'tflm min':>8s} "
-        f"{'/act':>5s} {'/min':>5s}"
+        f"{'lower bd':>8s} {'naive':>8s} {'flash':>8s} {'tflm act':>8s} {'tflm min':>8s} "
+        f"{'/naive':>6s} {'/act':>5s} {'/min':>5s}"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
         lines.append(
             f"{r.model:16s} {r.plan_s:7.3f} {r.codegen_s:7.3f} {r.total_s:7.3f} {r.arena:8d} "
-            f"{r.lower_bound:8d} {r.flash:8d} {r.tflm_act:8d} "
+            f"{r.lower_bound:8d} {r.naive:8d} {r.flash:8d} {r.tflm_act:8d} "
             f"{r.tflm_min if r.tflm_min is not None else r.tflm_total:8d} "
-            f"{_ratio(r.arena, r.tflm_act):>5s} {_ratio(r.arena, r.tflm_min or r.tflm_total):>5s}"
+            f"{_ratio(r.arena, r.naive):>6s} {_ratio(r.arena, r.tflm_act):>5s} "
+            f"{_ratio(r.arena, r.tflm_min or r.tflm_total):>5s}"
         )
     lines += [
         f"times: seconds, median of {repeats} runs (total = plan + gen)",
         "arena: our placed arena; lower bd: largest sum of live bytes in our schedule",
+        "naive: model order, every tensor its own buffer (no in-place, no sharing), first fit",
         "flash: weights + biases + requantization tables",
         "tflm act: TFLM's non-persistent arena (activations + scratch): like for like",
         "tflm min: smallest arena_size TFLM accepts, 64-bit host build "
         "(recorded total with --no-bisect)",
-        "/act, /min: our arena / TFLM's",
+        "/naive, /act, /min: our arena / the naive one, / TFLM's",
     ]
     return "\n".join(lines)
 

@@ -35,6 +35,7 @@ from .run import (
     require_reference,
     run_board,
     run_host,
+    self_test_vector,
     unpack_outputs,
     user_inputs,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "RunResult",
     "UserInputs",
     "build_board",
+    "self_test_vector",
     "check",
     "compare",
     "diff",

@@ -111,6 +111,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-o", "--output", help="output folder (default: build/<model>-<board>)")
     p.add_argument("--emulator", action="store_true", help="build the QEMU variant of the board")
+    p.add_argument(
+        "--test-vector",
+        action="store_true",
+        help="build a generated input sample into the board image for its start-up inference "
+        "(default: none, the start-up inference runs on zero inputs)",
+    )
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(
@@ -309,7 +315,8 @@ def cmd_build(a: argparse.Namespace) -> int:
             print(f"{project}: host build {exe.relative_to(project)}, report.json, report.html")
             print(f"arena {p.arena_bytes:,} B, weights {p.flash_bytes:,} B")
         return EXIT_OK
-    res = api.build_board(p, a.board, out, emulator=a.emulator)
+    vec = api.self_test_vector(p) if a.test_vector and not a.emulator else None
+    res = api.build_board(p, a.board, out, emulator=a.emulator, test_inputs=vec)
     print(res.text() if not a.json else json.dumps(res.as_dict(), indent=1))
     return EXIT_OK
 

@@ -3,7 +3,7 @@ TFLM (reference.py, compare.py), through the tc_in.bin/tc_out.bin format (ioform
 
 from __future__ import annotations
 
-from .board import BoardBuild, build_board, run_board
+from .board import BoardBuild, build_board, run_board, self_test_vector
 from .compare import CompareReport, compare_plan, diff
 from .host import run_host
 from .inputs import UserInputs, make_inputs, user_inputs
@@ -18,6 +18,7 @@ __all__ = [
     "RunResult",
     "UserInputs",
     "build_board",
+    "self_test_vector",
     "compare_plan",
     "diff",
     "make_inputs",

@@ -58,6 +58,11 @@ class BoardBuild:
         }
 
 
+def self_test_vector(p: Plan) -> list[np.ndarray]:
+    """A start-up test vector for ``build_board``: the first generated input sample."""
+    return [x[0] for x in make_inputs(p.graph, 1, 0)]
+
+
 def build_board(
     p: Plan,
     board: str,
@@ -70,12 +75,14 @@ def build_board(
 ) -> BoardBuild:
     """Generate the project and cross-compile it for ``board`` (or its emulator variant) in a
     temporary folder, moved into place once complete; the linked size decides whether it fits.
-    Writes report.json and report.html (tinycompile/timeline.py) beside the firmware."""
+    Writes report.json and report.html (tinycompile/timeline.py) beside the firmware.
+
+    ``test_inputs`` (board variant): one sample's input tensors built into the image for its
+    start-up inference (``self_test_vector`` makes one); without, the image carries no test vector
+    (release images: the validation protocol feeds inputs) and starts up on zero inputs."""
     # Refuse before compiling only when the plan alone certainly exceeds the board.
     verdict = check_fit(p, board)
     raise_if_too_big(verdict, source=p.graph.source or None)
-    if test_inputs is None and not emulator:
-        test_inputs = [x[0] for x in make_inputs(p.graph, 1, 0)]
     variant = "emulator" if emulator else "board"
     with staged(p, out_dir) as stage:
         try:
