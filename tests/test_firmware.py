@@ -299,7 +299,11 @@ def test_real_board_firmware_links(tmp_path: Path, board: str) -> None:
     b = get_board(board)
     image = build.bin.read_bytes()
     assert build.warnings == ()  # -Wall -Wextra clean, compiler and linker
-    assert build.size.fits and build.size.weights == 4096 and build.size.stack == b.stack_bytes
+    assert build.size.fits and build.size.weights == 4096
+    # the reserve is the call graph's worst case and a small margin (tests/test_stack_bound.py
+    # checks that bound against the painted stack on the real chip's model)
+    bound = build.size.stack_bound
+    assert bound is not None and bound <= build.size.stack <= bound + 128, build.size.stack_note
     assert len(image) == build.size.flash_used
     vectors = 256 if b.flash.boot2 else 0
     sp, reset = struct.unpack_from("<2I", image, vectors)

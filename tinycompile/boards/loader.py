@@ -19,7 +19,9 @@ File format (sizes and addresses are integers; TOML accepts ``0x08000000`` and `
     max_clock_hz = 216_000_000          # optional: the part's maximum
     timer = "dwt"                       # optional: dwt (M3/M4/M7 default) | systick (M0+)
     caches = true                       # optional, Cortex-M7: enable I/D caches at reset
-    stack_bytes = 8192                  # optional: stack reserve (default 4096)
+    stack_bytes = 8192                  # optional: the stack reserve where the firmware's call
+                                        # graph gives no bound (default 4096; else the reserve
+                                        # is that bound + 64, tinycompile/build/stack.py)
     flash_methods = ["st-link", "openocd"]
 
     [flash]

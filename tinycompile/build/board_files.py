@@ -89,8 +89,11 @@ def write_testvec(project_dir: str | Path, inputs: Sequence[Any] | None) -> Path
     return path
 
 
-def linker_layout(board: Board, variant: str, *, measure: bool = False) -> dict[str, Any]:
-    """Memory map values for linker.ld.j2."""
+def linker_layout(
+    board: Board, variant: str, *, measure: bool = False, stack_bytes: int | None = None
+) -> dict[str, Any]:
+    """Memory map values for linker.ld.j2 (``stack_bytes``: the stack reserve, default the
+    board's)."""
     assert board.flash is not None and board.emulator is not None
     if variant == "board":
         flash_origin, flash_len = board.flash.app_origin, board.flash.app_size
@@ -128,7 +131,7 @@ def linker_layout(board: Board, variant: str, *, measure: bool = False) -> dict[
         "ram_origin": ram_origin,
         "ram_length": ram_len,
         "extra_regions": extra,
-        "stack_bytes": board.stack_bytes,
+        "stack_bytes": board.stack_bytes if stack_bytes is None else stack_bytes,
         "heap_bytes": heap,
         "board_flash_budget": board.flash_bytes,
         "board_sram_budget": board.sram_bytes,
@@ -139,13 +142,14 @@ def linker_layout(board: Board, variant: str, *, measure: bool = False) -> dict[
     }
 
 
-def render_linker(board: Board, variant: str, *, measure: bool = False) -> str:
-    """The linker script of `variant` (with `measure`, unbounded regions to size an overflow)."""
-    return (
-        template_env()
-        .get_template("linker.ld.j2")
-        .render(board=board, variant=variant, **linker_layout(board, variant, measure=measure))
-    )
+def render_linker(
+    board: Board, variant: str, *, measure: bool = False, stack_bytes: int | None = None
+) -> str:
+    """The linker script of `variant` (with `measure`, unbounded regions to size an overflow;
+    `stack_bytes`: the stack reserve, default the board's)."""
+    layout = linker_layout(board, variant, measure=measure, stack_bytes=stack_bytes)
+    tpl = template_env().get_template("linker.ld.j2")
+    return tpl.render(board=board, variant=variant, **layout)
 
 
 def render_board_files(

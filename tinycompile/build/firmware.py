@@ -166,6 +166,14 @@ def build_firmware(
 
     elf_rel, map_rel = f"{rel_build}/firmware.elf", f"{rel_build}/firmware.map"
     proc = _link(tools, project, objs, recipe.ldflags, map_rel, elf_rel)
+    if proc.returncode and _OVERFLOW.search(proc.stderr + proc.stdout):
+        # over budget with the board's fixed stack reserve: the exact one may fit
+        exact = exact_stack(_measure(tools, project, b, variant, objs, recipe, rel_build))
+        if exact is not None and exact < b.stack_bytes:
+            (project / "board" / b.name / f"{variant}.ld").write_text(
+                render_linker(b, variant, stack_bytes=exact), encoding="utf-8"
+            )
+            proc = _link(tools, project, objs, recipe.ldflags, map_rel, elf_rel)
     if proc.returncode:
         text = proc.stderr + proc.stdout
         if _OVERFLOW.search(text):
@@ -190,6 +198,17 @@ def build_firmware(
 
     warnings += [ln for ln in (proc.stderr + proc.stdout).splitlines() if "warning" in ln]
     report = size_report(b, variant, names["elf"], tools)
+    exact = exact_stack(report)
+    if exact is not None and exact != report.stack:
+        # the stack reserve from the call graph (build/stack.py): relink with it, through the
+        # project's own linker script so that its Makefile builds the same image
+        (project / "board" / b.name / f"{variant}.ld").write_text(
+            render_linker(b, variant, stack_bytes=exact), encoding="utf-8"
+        )
+        proc = _link(tools, project, objs, recipe.ldflags, map_rel, elf_rel)
+        if proc.returncode:
+            raise tool_failure(proc, "linking the firmware (exact stack reserve)")
+        report = size_report(b, variant, names["elf"], tools)
     if not report.fits:  # the linker ASSERTs should have caught it; belt and braces
         names["elf"].unlink(missing_ok=True)
         err = DoesNotFit(f"{variant} firmware does not fit board {b.name}")
@@ -214,6 +233,18 @@ def build_firmware(
         profile=profile,
         warnings=tuple(warnings),
     )
+
+
+STACK_MARGIN = 64  # bytes added to the call graph's worst case
+
+
+def exact_stack(report: SizeReport) -> int | None:
+    """The stack reserve a firmware gets: its call graph's worst case (``report.stack_bound``)
+    plus STACK_MARGIN, 8-byte aligned; None where the call graph gives no bound (recursion, an
+    unknown callee, a variable stack frame: the board's fixed ``stack_bytes`` stays)."""
+    if report.stack_bound is None:
+        return None
+    return (report.stack_bound + STACK_MARGIN + 7) // 8 * 8
 
 
 def _measure(

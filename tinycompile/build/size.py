@@ -9,6 +9,7 @@ from typing import Any
 
 from ..boards import Board
 from ..errors import CompileError
+from .stack import stack_bound
 from .toolchain import find_toolchain, run_tool, tool_failure
 
 
@@ -37,6 +38,8 @@ class SizeReport:
     stack: int
     emu_io_flash: int = 0
     emu_io_sram: int = 0
+    stack_bound: int | None = None  # worst case from the call graph (build/stack.py), or None
+    stack_note: str = ""  # how the bound was found, or why it is unknown
 
     @property
     def fits(self) -> bool:
@@ -66,7 +69,12 @@ class SizeReport:
             f"  arena        {self.arena:>9}",
             f"  other bss    {self.bss:>9}",
             f"  data         {self.data:>9}",
-            f"  stack        {self.stack:>9}",
+            f"  stack        {self.stack:>9}   reserve; "
+            + (
+                f"worst case from the call graph {self.stack_bound}"
+                if self.stack_bound is not None
+                else f"no bound: {self.stack_note}"
+            ),
         ]
         if self.variant == "emulator":
             out.append(
@@ -127,6 +135,7 @@ def size_report(
     arena = sym.get("tc_arena", (0, 0))[1]
     weights, rodata = size(".tc_weights"), size(".rodata")
     stack = addr("_tc_stack_size")
+    sb = stack_bound(elf, tools["objdump"], fpu=board.fpu != "none")
     flash_used, sram_used = addr("_tc_flash_board_used"), addr("_tc_sram_board_used")
     return SizeReport(
         board=board.name,
@@ -145,4 +154,6 @@ def size_report(
         stack=stack,
         emu_io_flash=size(".tc_emu_io") + size(".data") - data_board,
         emu_io_sram=size(".data") - data_board + size(".bss") - bss_board + size(".tc_heap"),
+        stack_bound=sb.bound,
+        stack_note=sb.note,
     )

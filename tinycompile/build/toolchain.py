@@ -16,11 +16,12 @@ INSTALL_HINT = (
     "install the GNU Arm Embedded toolchain and newlib "
     "(Debian/Ubuntu: apt install gcc-arm-none-eabi libnewlib-arm-none-eabi)"
 )
-TOOLS = ("gcc", "objcopy", "size", "nm")
+TOOLS = ("gcc", "objcopy", "size", "nm", "objdump")
 
 
 def find_toolchain() -> dict[str, str]:
-    """Paths of arm-none-eabi-{gcc,objcopy,size,nm}; ToolchainError (one line) when missing."""
+    """Paths of arm-none-eabi-{gcc,objcopy,size,nm,objdump}; ToolchainError (one line) when
+    missing."""
     tools: dict[str, str] = {}
     for t in TOOLS:
         path = shutil.which(f"arm-none-eabi-{t}")
