@@ -1,9 +1,10 @@
 """Will it fit? The verdict of a plan against a board, before any build.
 
-SRAM need = the planned arena + the state region (variable tensors) + the board's stack reserve +
-a small runtime allowance; flash need = weights and tables + an allowance for code. The
-allowances are estimates: `plan` prints them labelled as such, and only what is certain (arena +
-state + stack > SRAM, weights alone > flash) refuses a build before compiling
+SRAM need = the planned arena + the state region (variable tensors) + the board's stack reserve
+(an upper bound: a build's reserve is its call graph's worst case, build/stack.py) + a small
+runtime allowance; flash need = weights and tables + an allowance for code. The allowances are
+estimates: `plan` prints them labelled as such, and only what is certain (arena + state + a
+minimal stack > SRAM, weights alone > flash) refuses a build before compiling
 (``raise_if_too_big``); the linked firmware's size report decides the rest (build/firmware.py).
 How far the estimate is from the linked size: ``ESTIMATE_NOTE`` and docs/fit_estimate.md.
 """
@@ -17,6 +18,7 @@ from .errors import DoesNotFit
 from .planner import Plan
 
 RUNTIME_SRAM_ALLOWANCE = 512  # .data/.bss of the runtime and board I/O
+MIN_STACK = 512  # no firmware runs on less: what a certain refusal may count on
 CODE_FLASH_ALLOWANCE = 16 * 1024  # kernels, startup, board I/O at -O2
 # measured (docs/fit_estimate.md): 5 models x 3 boards, linked flash minus this estimate
 ESTIMATE_NOTE = (
@@ -58,7 +60,11 @@ class Verdict:
 
     @property
     def sram_certainly_over(self) -> bool:
-        return not self.board.is_host and self.arena + self.state + self.stack > self.sram_total
+        """arena + state + MIN_STACK > SRAM: the build's stack reserve is its call graph's
+        worst case (build/stack.py), known only once linked, and the board's ``stack`` only
+        bounds it from above."""
+        need = self.arena + self.state + min(self.stack, MIN_STACK)
+        return not self.board.is_host and need > self.sram_total
 
     @property
     def flash_certainly_over(self) -> bool:
@@ -111,7 +117,7 @@ class Verdict:
                     self.sram_total,
                     f"arena {self.arena:,}"
                     + (f" + state {self.state:,}" if self.state else "")
-                    + f" + stack {self.stack:,}"
+                    + f" + stack <={self.stack:,}"
                     f" + runtime ~{RUNTIME_SRAM_ALLOWANCE}",
                 ),
                 line(
@@ -163,9 +169,10 @@ def raise_if_too_big(v: Verdict, source: str | None = None) -> None:
     parts = []
     if v.sram_certainly_over:
         state = f" + state {v.state:,}" if v.state else ""
+        stack = min(v.stack, MIN_STACK)
         parts.append(
-            f"SRAM needs {v.arena + v.state + v.stack:,} B (arena {v.arena:,}{state} + stack"
-            f" {v.stack:,}) of {v.sram_total:,}; peak set by {v.peak_text}"
+            f"SRAM needs at least {v.arena + v.state + stack:,} B (arena {v.arena:,}{state} +"
+            f" stack {stack:,}) of {v.sram_total:,}; peak set by {v.peak_text}"
         )
     if v.flash_certainly_over:
         parts.append(
