@@ -48,22 +48,11 @@ def _imports():
 
 
 def naive_arena(model: Path) -> int:
-    """The arena with none of the planner's tricks: model order, every tensor its own buffer
-    (no in-place convolutions, no elementwise sharing; reshapes still alias, as in TFLM), no
-    optional scratch, first-fit placement."""
-    from dataclasses import replace
-
+    """The arena with none of the planner's tricks (``planner.plan.naive_arena``)."""
     from tinycompile.frontend import load_model
-    from tinycompile.ir import validate
-    from tinycompile.ops import Choice, own_types, prepare_graph
-    from tinycompile.planner.plan import place, steps_of
+    from tinycompile.planner.plan import naive_arena as naive
 
-    g = load_model(model)
-    validate(g, own_types=own_types(g))
-    prepared = prepare_graph(g)
-    choices = {p.op.index: Choice(in_place=False, use_scratch=False) for p in prepared}
-    steps = [replace(st, elementwise=False) for st in steps_of(prepared, choices)]
-    return place(g, steps, list(range(len(steps)))).arena_bytes
+    return naive(load_model(model))
 
 
 @dataclass

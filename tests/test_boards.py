@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import zlib
 from pathlib import Path
 
@@ -259,3 +260,29 @@ def test_rp2040_crc_matches_independent_computation() -> None:
     for n in (0, 1, 252, 1000):
         data = bytes(rng.randrange(256) for _ in range(n))
         assert rp2040_boot2_crc32(data) == _mpeg2_crc_via_zlib(data)
+
+
+def test_plan_board_advises_when_sram_is_short(capsys: pytest.CaptureFixture[str]) -> None:
+    """plan --board on a model whose arena is over: the strategies in order of cost with the
+    arena each reaches (never growing down the list), the last row the live-bytes bound; on
+    ResNet-8 and the samd21 none fits, and it says what is missing. Exit 1."""
+    from tinycompile.cli import main
+
+    model = MODELS / "ic_resnet8.tflite"
+    assert main(["plan", str(model), "--board", "samd21"]) == 1
+    text = capsys.readouterr().out
+    rows = re.findall(r"^    (.+?)\s+([\d,]+) B  (fits|over)$", text, re.M)
+    assert [r[0].split(" (")[0].split(",")[0] for r in rows] == [
+        "model order",
+        "+ shared and in-place layers",
+        "+ the best schedule",
+        "lower bound of this schedule",
+    ]
+    arenas = [int(r[1].replace(",", "")) for r in rows]
+    assert arenas == sorted(arenas, reverse=True)
+    p = api.plan(model)
+    assert arenas[2] == p.arena_bytes and arenas[3] == p.peak_bytes
+    assert arenas[0] == 3 * 32 * 32 * 16  # three 32x32x16 tensors live at once, nothing shared
+    assert all(r[2] == "over" for r in rows) and "patch-based" in text
+    assert main(["plan", str(ROOT / "examples" / "digits.tflite"), "--board", "samd21"]) == 0
+    assert "SRAM left for the arena" not in capsys.readouterr().out

@@ -281,6 +281,10 @@ def cmd_plan(a: argparse.Namespace) -> int:
         if verdict is not None:
             print()
             print(verdict.text())
+            if not verdict.fits_sram:
+                from .fit import sram_advice
+
+                print("\n".join(sram_advice(p, verdict)))
     return EXIT_OK if verdict is None or verdict.fits else EXIT_DOES_NOT_FIT
 
 

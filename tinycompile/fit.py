@@ -132,6 +132,42 @@ class Verdict:
         )
 
 
+def sram_advice(p: Plan, v: Verdict) -> list[str]:
+    """When the arena does not fit: the memory strategies in order of cost, each with the arena
+    it reaches and whether that fits the SRAM left for the arena (board SRAM - state - runtime
+    - a minimal stack), ending with the live-bytes lower bound of the plan's schedule, which no
+    placement of its tensors can beat. None of these strategies adds MACs."""
+    from .planner import plan as make_plan
+    from .planner.plan import naive_arena
+
+    room = v.sram_total - v.state - RUNTIME_SRAM_ALLOWANCE - min(v.stack, MIN_STACK)
+    rows = [
+        ("model order, every tensor its own buffer", naive_arena(p.graph)),
+        (
+            "+ shared and in-place layers, model order",
+            make_plan(_copy(p), reorder=False).arena_bytes,
+        ),
+        ("+ the best schedule (this plan)", p.arena_bytes),
+        ("lower bound of this schedule (live bytes)", p.peak_bytes),
+    ]
+    out = [f"  SRAM left for the arena: {room:,} B (with a minimal stack of {MIN_STACK} B)"]
+    for what, arena in rows:
+        ok = "fits" if arena <= room else "over"
+        out.append(f"    {what:<44}{arena:>10,} B  {ok}")
+    if p.peak_bytes > room:
+        out.append(
+            "  no placement of this schedule's tensors fits: it needs patch-based (tiled)\n"
+            "  execution of the peak layers, which tinycompile does not do yet"
+        )
+    return out
+
+
+def _copy(p: Plan):
+    import copy
+
+    return copy.deepcopy(p.graph)
+
+
 def peak_description(p: Plan) -> str:
     """The layers setting the SRAM peak and the live bytes there, for messages."""
     layers = p.peak_layers()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import copy
+from dataclasses import dataclass, field, replace
 
 from ..ir import Graph, Op, validate
 from ..ops import (
@@ -125,6 +126,18 @@ def layout(
         ops = [p.op for p in prepared]
         order = best_schedule(g, ops, lambda o: place(g, steps, o).arena_bytes)
     return place(g, steps, order)
+
+
+def naive_arena(g: Graph) -> int:
+    """The arena with none of the planner's tricks: model order, every tensor its own buffer
+    (no in-place convolutions, no elementwise sharing; reshapes still alias, as in TFLM), no
+    optional scratch, first-fit placement. ``g`` is not modified."""
+    g = copy.deepcopy(g)
+    validate(g, own_types=own_types(g))
+    prepared = prepare_graph(g)
+    choices = {p.op.index: Choice(in_place=False, use_scratch=False) for p in prepared}
+    steps = [replace(st, elementwise=False) for st in steps_of(prepared, choices)]
+    return place(g, steps, list(range(len(steps)))).arena_bytes
 
 
 def plan(
