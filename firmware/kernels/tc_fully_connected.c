@@ -209,9 +209,13 @@ TC_FC_DOT4_CH("lr", "r7")
  * the whole function (AAPCS: x, w, groups, a in r0-r3, be and corr on the stack; a saved on
  * the stack, r3 then the temporary). Four groups a loop pass, entered at the pass's group
  * (4 - groups % 4) % 4. */
-__attribute__((naked, noinline)) static void tc_fc_dot4_dsp(const int8_t *x, const uint8_t *w,
-                                                            int32_t groups, int32_t *a,
-                                                            const int32_t *be, int32_t corr)
+#define TC_ARG __attribute__((unused)) /* read by the assembly, not by name */
+__attribute__((naked, noinline)) static void tc_fc_dot4_dsp(TC_ARG const int8_t *x,
+                                                            TC_ARG const uint8_t *w,
+                                                            TC_ARG int32_t groups,
+                                                            TC_ARG int32_t *a,
+                                                            TC_ARG const int32_t *be,
+                                                            TC_ARG int32_t corr)
 {
     __asm__("push    {r3, r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
             "ldr     r3, [sp, #40]\n\t" /* be */
@@ -276,7 +280,7 @@ typedef struct {
     "asr     " A ", " A ", lr\n\t"                                                              \
     "ssat    " A ", #8, " A ", asr #1\n\t"                                                      \
     "strb    " A ", [r0, #" O "]\n\t"
-__attribute__((naked, noinline)) static void tc_fc_quads_dsp(tc_fc_job_t *j)
+__attribute__((naked, noinline)) static void tc_fc_quads_dsp(TC_ARG tc_fc_job_t *j)
 {
     __asm__("push    {r0, r4, r5, r6, r7, r8, r9, r10, r11, lr}\n"
             "4:\n\t"
