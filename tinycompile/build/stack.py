@@ -22,6 +22,7 @@ report prints the bound beside it (and the emulator's painted-stack measurement 
 
 from __future__ import annotations
 
+import bisect
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ class Function:
     dynamic: bool = False  # SP set from a register
     calls: set[str] = field(default_factory=set)
     indirect: bool = False
+    targets: set[int] = field(default_factory=set)  # addresses branched to (resolved to calls)
 
 
 @dataclass(frozen=True)
@@ -111,12 +113,21 @@ def parse_functions(disassembly: str) -> tuple[dict[str, Function], set[int]]:
         elif op in ("bl", "blx") or op in BRANCHES:
             target = args.split(",")[-1].strip()
             t = _TARGET.match(target)
-            if t and t.group(1) != cur.name:
-                cur.calls.add(t.group(1))
-            elif op == "blx" and not t:
+            if t:
+                cur.targets.add(int(target.split()[0], 16))
+            elif op == "blx":
                 cur.indirect = True
         elif op == "bx" and args not in ("lr",):
             cur.indirect = True
+    # a branch target is a call when it lies in another function (by address: objdump may name
+    # an address after an absolute linker symbol that happens to share it)
+    starts = sorted((f.addr, f.name) for f in funcs.values())
+    addrs = [a for a, _ in starts]
+    for f in funcs.values():
+        for t in f.targets:
+            i = bisect.bisect_right(addrs, t) - 1
+            if i >= 0 and starts[i][1] != f.name:
+                f.calls.add(starts[i][1])
     return funcs, words
 
 
