@@ -18,22 +18,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import tflite
 from modelgen.tflite_writer import Node, T, write
+from test_kernels_fast_conv import _fc_opts
 
 from tinycompile import api
 
-ACT = {"NONE": 0, "RELU": 1, "RELU6": 3}
 QEMU_BOARDS = ["stm32f407", "stm32f746", "samd21"]  # Cortex-M4, Cortex-M7, Cortex-M0+
-
-
-def _fc_opts(act: str):
-    def w(b) -> int:
-        tflite.FullyConnectedOptionsStart(b)
-        tflite.FullyConnectedOptionsAddFusedActivationFunction(b, ACT[act])
-        return tflite.FullyConnectedOptionsEnd(b)
-
-    return w
 
 
 class _Chain:

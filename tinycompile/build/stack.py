@@ -131,20 +131,20 @@ def parse_functions(disassembly: str) -> tuple[dict[str, Function], set[int]]:
     return funcs, words
 
 
-def _data_words(objdump: str, elf: Path, sections: list[str]) -> set[int]:
-    """Little-endian 32-bit words of the given sections (``objdump -s``)."""
+def _section_words(objdump: str, elf: Path, sections: list[str]) -> list[int]:
+    """The little-endian 32-bit words of the given sections, in order (``objdump -s``)."""
     args = [objdump, "-s"]
-    for s in sections:
-        args += ["-j", s]
+    for sec in sections:
+        args += ["-j", sec]
     out = subprocess.run([*args, str(elf)], check=True, capture_output=True, text=True).stdout
-    words: set[int] = set()
+    words: list[int] = []
     for line in out.splitlines():
         parts = line.split()
         if len(parts) < 2 or not re.fullmatch(r"[0-9a-f]+", parts[0]):
             continue
         for chunk in parts[1:5]:
             if re.fullmatch(r"[0-9a-f]{8}", chunk):
-                words.add(int.from_bytes(bytes.fromhex(chunk), "little"))
+                words.append(int.from_bytes(bytes.fromhex(chunk), "little"))
     return words
 
 
@@ -160,16 +160,14 @@ def stack_bound(elf: Path, objdump: str, *, fpu: bool) -> StackBound:
     ).stdout
     present = set(re.findall(r"^\s*\d+\s+(\S+)", sections, re.M))
     data = [s for s in (".rodata", ".data", ".init_array", ".fini_array") if s in present]
-    stored = pool | (_data_words(objdump, elf, data) if data else set())
+    stored = pool | set(_section_words(objdump, elf, data) if data else [])
     taken = {by_addr[w & ~1] for w in stored if w & 1 and (w & ~1) in by_addr}
-    vectors = _data_words(objdump, elf, [".isr_vector"]) if ".isr_vector" in present else set()
-    vec_list = _vector_words(objdump, elf) if ".isr_vector" in present else []
+    vec_list = _section_words(objdump, elf, [".isr_vector"]) if ".isr_vector" in present else []
     handlers = []
     for w in vec_list[1:]:  # word 0 is the initial stack pointer
         name = by_addr.get(w & ~1) if w & 1 else None
         if name and name not in handlers:
             handlers.append(name)
-    del vectors
     reset = "Reset_Handler" if "Reset_Handler" in funcs else (handlers[0] if handlers else None)
     if reset is None:
         return StackBound(None, "no reset handler found")
@@ -213,22 +211,6 @@ def stack_bound(elf: Path, objdump: str, *, fpu: bool) -> StackBound:
         f"{max(len(handlers) - 1, 0)} exception handler(s) nesting on top"
     )
     return StackBound(main + exc, note, chain)
-
-
-def _vector_words(objdump: str, elf: Path) -> list[int]:
-    """The vector table's words, in order."""
-    out = subprocess.run(
-        [objdump, "-s", "-j", ".isr_vector", str(elf)], check=True, capture_output=True, text=True
-    ).stdout
-    words: list[int] = []
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) < 2 or not re.fullmatch(r"[0-9a-f]+", parts[0]):
-            continue
-        for chunk in parts[1:5]:
-            if re.fullmatch(r"[0-9a-f]{8}", chunk):
-                words.append(int.from_bytes(bytes.fromhex(chunk), "little"))
-    return words
 
 
 class _Unknown(Exception):
