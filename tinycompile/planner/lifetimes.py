@@ -67,11 +67,9 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
         buffers.append(Buffer(len(buffers), align(g.t(tid).nbytes), first, last, [tid]))
         storage[tid] = buffers[-1].id
 
-    fixed: set[int] = set()  # buffers whose tensors must start together (see can_join)
+    fixed: set[int] = set()  # buffers that shrank while growing upwards: they never grow down
 
-    def join(tid: int, bid: int, step: int, moved: bool = False) -> None:
-        """``moved``: the op's kernel needs output and input to start together while their
-        sizes differ (the k x k ring shrinking): the buffer may then never grow downwards."""
+    def join(tid: int, bid: int, step: int) -> None:
         b = buffers[bid]
         b.tensors.append(tid)
         b.last = max(b.last, last_use.get(tid, b.last))
@@ -82,19 +80,29 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
             b.grow.append((step, size))
             b.nbytes = size
             b.down = True
-        if moved:
-            fixed.add(bid)
+        elif size < b.nbytes and not b.down:
+            fixed.add(bid)  # its tensors start together: moving them to end together would
+            # break the op that shrank here
         storage[tid] = bid
 
     def can_join(tid: int, src: int, shifts: bool) -> bool:
-        """An in-place op whose kernel needs output and input to start together (the k x k
-        ring) cannot shrink a tensor in a buffer grown downwards (whose tensors end together);
-        nor may an expanding op grow a buffer such an op shrank in."""
+        """Whether an in-place op's output may share its input's buffer. Tensors of a buffer
+        grown downwards end together (8-byte aligned), of any other start together. An op whose
+        kernel needs output and input to start together (the k x k ring) cannot shrink a
+        tensor in a grown buffer; an expanding op cannot grow a buffer that shrank (its tensors
+        would move); and a pointwise layer shares only where one of its kernels' walks is safe
+        at the resulting offset (``pw_walk_ok``)."""
         b = buffers[storage[src]]
         size, in_size = align(g.t(tid).nbytes), align(g.t(src).nbytes)
-        if size > b.nbytes:
-            return shifts and b.id not in fixed
-        return size == in_size or shifts or not b.down
+        if size > b.nbytes and (not shifts or b.id in fixed):
+            return False
+        if size != in_size and not shifts and b.down:
+            return False
+        if not shifts or size == in_size:
+            return True
+        down = b.down or size > b.nbytes
+        c, oc = g.t(src).shape[-1], g.t(tid).shape[-1]
+        return pw_walk_ok(size - in_size if down else 0, g.t(src).size // max(c, 1), c, oc)
 
     def dies_here(b: Buffer, step: int) -> bool:
         return all(last_use.get(t, -1) <= step and t not in g.outputs for t in b.tensors)
@@ -114,12 +122,25 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
                 st.in_place and src_live and can_join(tid, src, st.shifts)
             )
             if k == 0 and shares and dies_here(buffers[storage[src]], s):
-                join(tid, storage[src], s, moved=st.in_place and not st.shifts and not same)
+                join(tid, storage[src], s)
                 continue
             new_buffer(tid, s)
         if st.scratch:
             buffers.append(Buffer(len(buffers), align(st.scratch), s, s, [], scratch_of=op.index))
     return Lifetimes(buffers, storage)
+
+
+def pw_walk_ok(d: int, n: int, c: int, oc: int) -> bool:
+    """The in-place pointwise kernels' contract (tc_pw_forward in tc_kernel_util.h, d the input's
+    offset from the output in bytes, n pixels of c input and oc output channels): pixels run
+    forwards when no output ever reaches input still unread, else backwards; one of the two
+    must be safe. (Alignment can shift an expanding layer's input a few bytes off the exact
+    n * (oc - c): then it may be neither.)"""
+    if n <= 1:
+        return True
+    forward = d >= 0 and (oc <= c or d >= (n - 1) * (oc - c))
+    backward = d <= min(oc - c, (n - 1) * (oc - c))
+    return forward or backward
 
 
 def input_dies(g: Graph, steps: list[Step], lt: Lifetimes, step: int) -> bool:
