@@ -33,6 +33,7 @@ def choose(
 ) -> tuple[Layout, dict[int, Choice]]:
     """Choices for the ops ``choices`` leaves open, and their layout (``lay``: the layout under
     ``choices`` as given, kept when nothing beats it)."""
+    forced = set(choices)
     lean = dict(choices)
     for p in prepared:
         if p.data.scratch and p.op.index not in choices:
@@ -41,7 +42,7 @@ def choose(
     if lean_lay.arena_bytes <= lay.arena_bytes:
         lay, choices = lean_lay, lean
     lay, choices = _in_place(g, prepared, choices, lay, reorder)
-    return _grant_scratch(g, prepared, choices, lay, reorder)
+    return _grant_scratch(g, prepared, choices, lay, reorder, forced)
 
 
 def _get(choices: dict[int, Choice], index: int) -> Choice:
@@ -76,10 +77,19 @@ def _in_place(
 
 
 def _grant_scratch(
-    g: Graph, prepared: list[PreparedOp], choices: dict[int, Choice], lay: Layout, reorder: bool
+    g: Graph,
+    prepared: list[PreparedOp],
+    choices: dict[int, Choice],
+    lay: Layout,
+    reorder: bool,
+    forced: set[int],
 ) -> tuple[Layout, dict[int, Choice]]:
     budget = lay.arena_bytes
-    waiting = [p for p in prepared if p.data.scratch and not _get(choices, p.op.index).use_scratch]
+    waiting = [
+        p
+        for p in prepared
+        if p.data.scratch and p.op.index not in forced and not _get(choices, p.op.index).use_scratch
+    ]
     for p in sorted(waiting, key=lambda p: (-p.data.macs, p.op.index)):
         now = _get(choices, p.op.index)
         tries = [replace(now, in_place=False, use_scratch=True)]
