@@ -11,6 +11,7 @@ How far the estimate is from the linked size: ``ESTIMATE_NOTE`` and docs/fit_est
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 from .boards import Board, get_board
@@ -141,12 +142,10 @@ def sram_advice(p: Plan, v: Verdict) -> list[str]:
     from .planner.plan import naive_arena
 
     room = v.sram_total - v.state - RUNTIME_SRAM_ALLOWANCE - min(v.stack, MIN_STACK)
+    in_place_arena = make_plan(copy.deepcopy(p.graph), reorder=False).arena_bytes
     rows = [
         ("model order, every tensor its own buffer", naive_arena(p.graph)),
-        (
-            "+ shared and in-place layers, model order",
-            make_plan(_copy(p), reorder=False).arena_bytes,
-        ),
+        ("+ shared and in-place layers, model order", in_place_arena),
         ("+ the best schedule (this plan)", p.arena_bytes),
         ("lower bound of this schedule (live bytes)", p.peak_bytes),
     ]
@@ -160,12 +159,6 @@ def sram_advice(p: Plan, v: Verdict) -> list[str]:
             "  execution of the peak layers, which tinycompile does not do yet"
         )
     return out
-
-
-def _copy(p: Plan):
-    import copy
-
-    return copy.deepcopy(p.graph)
 
 
 def peak_description(p: Plan) -> str:

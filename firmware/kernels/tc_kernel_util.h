@@ -371,38 +371,10 @@ static __attribute__((noinline, unused)) void tc_dot14_s8(const int8_t *x, const
 }
 #undef TC_DOT14_ASM_STEP
 
-/* tc_out_s8 for the CONV_2D / FULLY_CONNECTED loops: the same arithmetic (tc_qmath.h's
- * tc_requant), its right-shift branch in eight instructions. With r = -shift >= 1 and
- * t = 2^(r-1), tc_requant's c = t + (x >> 31) and base = c * 2^31 + 2^30 (low word
- * (c << 31) | 2^30, high word c >> 1); SMLAL adds x * multiplier to base in 64 bits and the
- * result is the high word >> (r - 1), r - 1 = ~shift. */
-TC_INLINE int8_t tc_out_s8_dsp(int32_t acc, int32_t mult, int32_t shift, int32_t off,
-                               int32_t lo, int32_t hi)
-{
-    int32_t y;
-    if (shift < 0) {
-        uint32_t t, bl, bh;
-        const uint32_t r1 = ~(uint32_t)shift;
-        __asm__("mov     %[t], #1\n\t"
-                "lsl     %[t], %[t], %[r1]\n\t"
-                "add     %[t], %[t], %[x], asr #31\n\t"
-                "lsl     %[bl], %[t], #31\n\t"
-                "orr     %[bl], %[bl], #0x40000000\n\t"
-                "asr     %[bh], %[t], #1\n\t"
-                "smlal   %[bl], %[bh], %[x], %[m]\n\t"
-                "asr     %[bh], %[bh], %[r1]\n\t"
-                : [t] "=&r"(t), [bl] "=&r"(bl), [bh] "=&r"(bh)
-                : [x] "r"(acc), [m] "r"(mult), [r1] "r"(r1));
-        y = (int32_t)bh;
-    } else {
-        y = tc_requant(acc, mult, shift);
-    }
-    return (int8_t)tc_clamp(y + off, lo, hi);
-}
-
-/* tc_requant(x, m, shift) for shift < 0 (tc_out_s8_dsp's arithmetic without the output offset
- * and clamp), given the constants a loop hoists: r1 = ~shift and t = 1 << r1. Six
- * instructions. */
+/* tc_requant(x, m, shift) for shift < 0, given the constants a loop hoists: r1 = ~shift and
+ * t = 1 << r1; six instructions. With r = -shift >= 1, tc_requant's c = 2^(r-1) + (x >> 31)
+ * and base = c * 2^31 + 2^30 (low word (c << 31) | 2^30, high word c >> 1); SMLAL adds x * m
+ * to base in 64 bits and the result is the high word >> (r - 1), r - 1 = ~shift. */
 TC_INLINE int32_t tc_requant_rs_dsp(int32_t x, int32_t m, uint32_t r1, uint32_t t)
 {
     uint32_t u, bl, bh;
@@ -415,6 +387,21 @@ TC_INLINE int32_t tc_requant_rs_dsp(int32_t x, int32_t m, uint32_t r1, uint32_t 
             : [u] "=&r"(u), [bl] "=&r"(bl), [bh] "=&r"(bh)
             : [x] "r"(x), [m] "r"(m), [r1] "r"(r1), [t] "r"(t));
     return (int32_t)bh;
+}
+
+/* tc_out_s8 for the CONV_2D / FULLY_CONNECTED loops: the same arithmetic (tc_qmath.h's
+ * tc_requant), its right-shift branch through tc_requant_rs_dsp. */
+TC_INLINE int8_t tc_out_s8_dsp(int32_t acc, int32_t mult, int32_t shift, int32_t off,
+                               int32_t lo, int32_t hi)
+{
+    int32_t y;
+    if (shift < 0) {
+        const uint32_t r1 = ~(uint32_t)shift;
+        y = tc_requant_rs_dsp(acc, mult, r1, 1u << r1);
+    } else {
+        y = tc_requant(acc, mult, shift);
+    }
+    return (int8_t)tc_clamp(y + off, lo, hi);
 }
 
 /* Copy n bytes (DSP cores: a word at a time, unaligned LDR/STR). */

@@ -170,10 +170,7 @@ def build_firmware(
         # over budget with the board's fixed stack reserve: the exact one may fit
         exact = exact_stack(_measure(tools, project, b, variant, objs, recipe, rel_build))
         if exact is not None and exact < b.stack_bytes:
-            (project / "board" / b.name / f"{variant}.ld").write_text(
-                render_linker(b, variant, stack_bytes=exact), encoding="utf-8"
-            )
-            proc = _link(tools, project, objs, recipe.ldflags, map_rel, elf_rel)
+            proc = _relink(tools, project, b, variant, exact, objs, recipe, map_rel, elf_rel)
     if proc.returncode:
         text = proc.stderr + proc.stdout
         if _OVERFLOW.search(text):
@@ -200,12 +197,7 @@ def build_firmware(
     report = size_report(b, variant, names["elf"], tools)
     exact = exact_stack(report)
     if exact is not None and exact != report.stack:
-        # the stack reserve from the call graph (build/stack.py): relink with it, through the
-        # project's own linker script so that its Makefile builds the same image
-        (project / "board" / b.name / f"{variant}.ld").write_text(
-            render_linker(b, variant, stack_bytes=exact), encoding="utf-8"
-        )
-        proc = _link(tools, project, objs, recipe.ldflags, map_rel, elf_rel)
+        proc = _relink(tools, project, b, variant, exact, objs, recipe, map_rel, elf_rel)
         if proc.returncode:
             raise tool_failure(proc, "linking the firmware (exact stack reserve)")
         report = size_report(b, variant, names["elf"], tools)
@@ -245,6 +237,25 @@ def exact_stack(report: SizeReport) -> int | None:
     if report.stack_bound is None:
         return None
     return (report.stack_bound + STACK_MARGIN + 7) // 8 * 8
+
+
+def _relink(
+    tools: dict[str, str],
+    project: Path,
+    board: Board,
+    variant: str,
+    stack: int,
+    objs: list[str],
+    recipe: BuildRecipe,
+    map_rel: str,
+    elf_rel: str,
+) -> subprocess.CompletedProcess[str]:
+    """Link again with a stack reserve of ``stack`` bytes (the call graph's, ``exact_stack``),
+    through the project's own linker script, so that its Makefile builds the same image."""
+    (project / "board" / board.name / f"{variant}.ld").write_text(
+        render_linker(board, variant, stack_bytes=stack), encoding="utf-8"
+    )
+    return _link(tools, project, objs, recipe.ldflags, map_rel, elf_rel)
 
 
 def _measure(
