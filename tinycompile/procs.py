@@ -199,13 +199,14 @@ def run(
     timeout_s: float | None = None,
     text: bool = False,
     poll: Callable[[], None] | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[Any]:
     """Run a tracked child to its end, capturing stdout and stderr (`subprocess.run` alike).
 
     On a timeout (`subprocess.TimeoutExpired`) or any exception its group is stopped first.
     """
     proc = start(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                 stderr=subprocess.PIPE, text=text)  # fmt: skip
+                 stderr=subprocess.PIPE, text=text, env=env)  # fmt: skip
     try:
         out, err = communicate(proc, timeout_s, poll=poll)
     except BaseException:

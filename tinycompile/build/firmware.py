@@ -83,7 +83,10 @@ def _compile_all(
     def one(src_obj: tuple[str, str]) -> subprocess.CompletedProcess[str]:
         src, obj = src_obj
         return run_tool(
-            [tools["gcc"], *recipe.cflags, "-c", src, "-o", obj], project, f"compiling {src}"
+            [tools["gcc"], *recipe.cflags, "-c", src, "-o", obj],
+            project,
+            f"compiling {src}",
+            _tool_tmp(project),
         )
 
     pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
@@ -112,8 +115,16 @@ def _link(
     elf: str,
 ) -> subprocess.CompletedProcess[str]:
     return run_tool(
-        [tools["gcc"], *objs, *ldflags, f"-Wl,-Map={map_path}", "-o", elf], project, "linking"
+        [tools["gcc"], *objs, *ldflags, f"-Wl,-Map={map_path}", "-o", elf],
+        project,
+        "linking",
+        _tool_tmp(project),
     )
+
+
+def _tool_tmp(project: Path) -> Path:
+    """The compilers' TMPDIR: inside the project (see run_tool), removed after the build."""
+    return project / "build" / ".tmp"
 
 
 _OVERFLOW = re.compile(r"region `?\w+'? overflowed|will not fit in region|tinycompile-budget:")
@@ -162,54 +173,58 @@ def build_firmware(
     # Objects are rebuilt every time: the sources are small and stale objects are a risk.
     obj_root = f"{rel_build}/obj"
     shutil.rmtree(project / obj_root, ignore_errors=True)
-    objs, warnings = _compile_all(tools, project, recipe, obj_root)
+    _tool_tmp(project).mkdir(parents=True, exist_ok=True)
+    try:
+        objs, warnings = _compile_all(tools, project, recipe, obj_root)
 
-    elf_rel, map_rel = f"{rel_build}/firmware.elf", f"{rel_build}/firmware.map"
-    proc = _link(tools, project, objs, recipe.ldflags, map_rel, elf_rel)
-    if proc.returncode and _OVERFLOW.search(proc.stderr + proc.stdout):
-        # over budget with the board's fixed stack reserve: the exact one may fit
-        exact = exact_stack(_measure(tools, project, b, variant, objs, recipe, rel_build))
-        if exact is not None and exact < b.stack_bytes:
-            proc = _relink(tools, project, b, variant, exact, objs, recipe, map_rel, elf_rel)
-    if proc.returncode:
-        text = proc.stderr + proc.stdout
-        if _OVERFLOW.search(text):
-            report = _measure(tools, project, b, variant, objs, recipe, rel_build)
-            for p in names.values():
-                p.unlink(missing_ok=True)
-            parts = []
-            if report.flash_used > report.flash_total:
-                parts.append(f"flash {report.flash_used} > {report.flash_total} bytes")
-            if report.sram_used > report.sram_total:
-                parts.append(
-                    f"SRAM {report.sram_used} > {report.sram_total} bytes (arena "
-                    f"{report.arena}, stack {report.stack})"
+        elf_rel, map_rel = f"{rel_build}/firmware.elf", f"{rel_build}/firmware.map"
+        proc = _link(tools, project, objs, recipe.ldflags, map_rel, elf_rel)
+        if proc.returncode and _OVERFLOW.search(proc.stderr + proc.stdout):
+            # over budget with the board's fixed stack reserve: the exact one may fit
+            exact = exact_stack(_measure(tools, project, b, variant, objs, recipe, rel_build))
+            if exact is not None and exact < b.stack_bytes:
+                proc = _relink(tools, project, b, variant, exact, objs, recipe, map_rel, elf_rel)
+        if proc.returncode:
+            text = proc.stderr + proc.stdout
+            if _OVERFLOW.search(text):
+                report = _measure(tools, project, b, variant, objs, recipe, rel_build)
+                for p in names.values():
+                    p.unlink(missing_ok=True)
+                parts = []
+                if report.flash_used > report.flash_total:
+                    parts.append(f"flash {report.flash_used} > {report.flash_total} bytes")
+                if report.sram_used > report.sram_total:
+                    parts.append(
+                        f"SRAM {report.sram_used} > {report.sram_total} bytes (arena "
+                        f"{report.arena}, stack {report.stack})"
+                    )
+                err = DoesNotFit(
+                    f"{variant} firmware does not fit board {b.name}: "
+                    + ("; ".join(parts) or "linker region overflow")
                 )
-            err = DoesNotFit(
-                f"{variant} firmware does not fit board {b.name}: "
-                + ("; ".join(parts) or "linker region overflow")
-            )
+                err.report = report  # type: ignore[attr-defined]
+                raise err
+            raise tool_failure(proc, "linking the firmware")
+
+        warnings += [ln for ln in (proc.stderr + proc.stdout).splitlines() if "warning" in ln]
+        report = size_report(b, variant, names["elf"], tools)
+        exact = exact_stack(report)
+        if exact is not None and exact != report.stack:
+            proc = _relink(tools, project, b, variant, exact, objs, recipe, map_rel, elf_rel)
+            if proc.returncode:
+                raise tool_failure(proc, "linking the firmware (exact stack reserve)")
+            report = size_report(b, variant, names["elf"], tools)
+        if not report.fits:  # the linker ASSERTs should have caught it; belt and braces
+            names["elf"].unlink(missing_ok=True)
+            err = DoesNotFit(f"{variant} firmware does not fit board {b.name}")
             err.report = report  # type: ignore[attr-defined]
             raise err
-        raise tool_failure(proc, "linking the firmware")
-
-    warnings += [ln for ln in (proc.stderr + proc.stdout).splitlines() if "warning" in ln]
-    report = size_report(b, variant, names["elf"], tools)
-    exact = exact_stack(report)
-    if exact is not None and exact != report.stack:
-        proc = _relink(tools, project, b, variant, exact, objs, recipe, map_rel, elf_rel)
-        if proc.returncode:
-            raise tool_failure(proc, "linking the firmware (exact stack reserve)")
-        report = size_report(b, variant, names["elf"], tools)
-    if not report.fits:  # the linker ASSERTs should have caught it; belt and braces
-        names["elf"].unlink(missing_ok=True)
-        err = DoesNotFit(f"{variant} firmware does not fit board {b.name}")
-        err.report = report  # type: ignore[attr-defined]
-        raise err
-    uf2_spec = None
-    if variant == "board" and b.flash and b.flash.uf2_family_id is not None:
-        uf2_spec = (b.flash.app_origin, b.flash.uf2_family_id)
-    bin_path, hex_path, uf2 = write_images(tools, project, elf_rel, uf2_spec)
+        uf2_spec = None
+        if variant == "board" and b.flash and b.flash.uf2_family_id is not None:
+            uf2_spec = (b.flash.app_origin, b.flash.uf2_family_id)
+        bin_path, hex_path, uf2 = write_images(tools, project, elf_rel, uf2_spec)
+    finally:
+        shutil.rmtree(_tool_tmp(project), ignore_errors=True)
     return FirmwareBuild(
         board=b,
         variant=variant,

@@ -3,6 +3,7 @@ one-line ToolchainError (naming a missing newlib when that is the cause)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -31,11 +32,18 @@ def find_toolchain() -> dict[str, str]:
     return tools
 
 
-def run_tool(cmd: Sequence[str], cwd: Path, what: str) -> subprocess.CompletedProcess[str]:
+def run_tool(
+    cmd: Sequence[str], cwd: Path, what: str, tmpdir: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run a tool in `cwd` (a tracked child, see procs), capturing its text output;
-    ToolchainError if it cannot start."""
+    ToolchainError if it cannot start.
+
+    `tmpdir`: the tool's TMPDIR. gcc's driver names its temporary files before it records them
+    for deletion, so a signal between the two leaves one behind: a build gives its compilers a
+    folder of its own, removed with the build's staging folder."""
+    env = None if tmpdir is None else {**os.environ, "TMPDIR": str(tmpdir)}
     try:
-        return procs.run(cmd, cwd=cwd, text=True)
+        return procs.run(cmd, cwd=cwd, text=True, env=env)
     except FileNotFoundError:
         raise ToolchainError(f"{cmd[0]} not found: {INSTALL_HINT}") from None
     except OSError as e:
