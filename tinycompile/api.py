@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CompileError
+from .fit import plan_for
 from .frontend import load_model
 from .ir import Graph
 from .ops import check_graph
 from .outdir import generate as _generate
 from .outdir import replace_dir
 from .planner import Plan
-from .planner import plan as make_plan
 from .run import (
     NP_DTYPES,
     BoardBuild,
@@ -66,14 +66,22 @@ __all__ = [
 ]
 
 
-def plan(model: str | Path | Graph, *, reorder: bool = True) -> Plan:
-    """Read, check, lower and plan a model (the planner makes every memory decision).
+def plan(
+    model: str | Path | Graph,
+    *,
+    reorder: bool = True,
+    board: str | None = None,
+    stream: str | int = "auto",
+) -> Plan:
+    """Read, check, lower and plan a model (the planner makes every memory decision) for
+    ``board`` (its SRAM decides whether the first layers run by rows, ``stream="auto"``; see
+    planner.streams for "off", "min" and a number of layers).
 
     A model with problems raises the first of ``check``'s list (unsupported operators before
     what they would have produced), saying how many more there are."""
     g = model if isinstance(model, Graph) else load_model(model)
     try:
-        return make_plan(g, reorder=reorder)
+        return plan_for(g, board, reorder=reorder, stream=stream)
     except CompileError as e:
         found = check_graph(g)
         if not found:
@@ -115,13 +123,14 @@ def compare(
     layers: bool = True,
     workdir: str | Path | None = None,
     portable: bool = False,
+    stream: str | int = "auto",
 ) -> CompareReport:
     """Compile ``model`` for ``board``, run it, and compare bit for bit with TFLM.
 
     ``portable``: build the kernels' portable C paths only (no DSP or ARMv6-M fast paths; a
     board's emulator build), the baseline `make bench` measures the fast paths against."""
     return compare_plan(
-        plan(model),
+        plan(model, board=board, stream=stream),
         model,
         board=board,
         inputs=inputs,

@@ -60,6 +60,30 @@ def _positive(text: str) -> int:
     return v
 
 
+def _stream_mode(text: str) -> str | int:
+    """``--stream``: auto, off, min, or a number of layers."""
+    if text in ("auto", "off", "min"):
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--stream takes auto, off, min or a number of layers, not {text!r}"
+        ) from None
+
+
+def _stream_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--stream",
+        type=_stream_mode,
+        default="auto",
+        metavar="auto|off|min|N",
+        help="run the first layers one output row at a time, in windows of a few rows: auto "
+        "(default) when the board's SRAM needs it, off, min (smallest arena), or the first N "
+        "layers",
+    )
+
+
 def _model_arg(p: argparse.ArgumentParser, required: bool = True) -> None:
     if required:
         p.add_argument("model", help="model file (.tflite)")
@@ -96,6 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-reorder", action="store_true", help="keep the model's op order")
+    _stream_arg(p)
     p.add_argument(
         "--svg", metavar="FILE", help="also write the memory timeline (steps x arena) as SVG"
     )
@@ -117,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
         help="build a generated input sample into the board image for its start-up inference "
         "(default: none, the start-up inference runs on zero inputs)",
     )
+    _stream_arg(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(
@@ -154,6 +180,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--layers", action="store_true", help="also compare every intermediate tensor")
+    _stream_arg(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(
@@ -264,7 +291,7 @@ def cmd_check(a: argparse.Namespace) -> int:
 
 
 def cmd_plan(a: argparse.Namespace) -> int:
-    p = api.plan(a.model, reorder=not a.no_reorder)
+    p = api.plan(a.model, reorder=not a.no_reorder, board=a.board, stream=a.stream)
     if a.svg:
         Path(a.svg).write_text(timeline_svg(p), encoding="utf-8")
     d = plan_dict(p)
@@ -305,7 +332,7 @@ def cmd_build(a: argparse.Namespace) -> int:
     _no_emulator_on_host(a)
     model = a.model or str(EXAMPLE_MODEL)
     out = Path(a.output or f"build/{Path(model).stem}-{Path(a.board).stem}")
-    p = api.plan(model)
+    p = api.plan(model, board=a.board, stream=a.stream)
     if a.board == "host":
         project = api.generate(p, out)
         from .build import build_host
@@ -334,7 +361,7 @@ def cmd_run(a: argparse.Namespace) -> int:
 
     get_board(a.board)  # an unknown board is refused before anything is built
     api.require_reference()
-    g = api.plan(model).graph
+    g = api.plan(model, board=a.board, stream=a.stream).graph
     out_path = check_outputs(a.outputs, len(g.outputs)) if a.outputs else None
     notes: list[str] = []
     xs = None
@@ -342,7 +369,9 @@ def cmd_run(a: argparse.Namespace) -> int:
         given = api.user_inputs(g, load_inputs(a.inputs))
         xs, notes = given.arrays, given.notes
     n = a.n if a.n is not None else DEFAULT_SAMPLES
-    r = api.compare(model, board=a.board, inputs=xs, n=n, seed=a.seed, layers=a.layers)
+    r = api.compare(
+        model, board=a.board, inputs=xs, n=n, seed=a.seed, layers=a.layers, stream=a.stream
+    )
     if out_path is not None and r.refusal is None:
         save_outputs(out_path, [g.t(t).name for t in g.outputs], r.result.outputs)
     elif out_path is not None:

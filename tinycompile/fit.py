@@ -16,7 +16,9 @@ from dataclasses import dataclass
 
 from .boards import Board, get_board
 from .errors import DoesNotFit
+from .ir import Graph
 from .planner import Plan
+from .planner import plan as make_plan
 
 RUNTIME_SRAM_ALLOWANCE = 512  # .data/.bss of the runtime and board I/O
 MIN_STACK = 512  # no firmware runs on less: what a certain refusal may count on
@@ -133,30 +135,61 @@ class Verdict:
         )
 
 
+def sram_budget(board: str | Board | None) -> int | None:
+    """SRAM a board leaves for the arena and the state: its SRAM less its stack reserve (an
+    upper bound of the build's) and the runtime allowance; None for the host or no board."""
+    if board is None:
+        return None
+    b = get_board(board)
+    if b.is_host:
+        return None
+    return b.sram_bytes - b.stack_bytes - RUNTIME_SRAM_ALLOWANCE
+
+
+def plan_for(
+    g: Graph, board: str | Board | None = None, *, reorder: bool = True, stream: str | int = "auto"
+) -> Plan:
+    """The plan of ``g`` for ``board``: with ``stream="auto"``, the first layers run by rows
+    (``planner.streams``) only when the plain plan does not fit the board's SRAM."""
+    return make_plan(g, reorder=reorder, stream=stream, budget=sram_budget(board))
+
+
 def sram_advice(p: Plan, v: Verdict) -> list[str]:
     """When the arena does not fit: the memory strategies in order of cost, each with the arena
     it reaches and whether that fits the SRAM left for the arena (board SRAM - state - runtime
-    - a minimal stack), ending with the live-bytes lower bound of the plan's schedule, which no
-    placement of its tensors can beat. None of these strategies adds MACs."""
-    from .planner import plan as make_plan
+    - a minimal stack): nothing shared, in place, the best schedule (none of these adds MACs
+    or time), then the first layers streamed by rows (time only: per-row calls and window
+    moves), ending with the live-bytes lower bound of the smallest plan's schedule, which no
+    placement of its tensors can beat."""
     from .planner.plan import naive_arena
+    from .planner.streams import streamed_ops
 
+    g = p.unstreamed or p.graph
     room = v.sram_total - v.state - RUNTIME_SRAM_ALLOWANCE - min(v.stack, MIN_STACK)
-    in_place_arena = make_plan(copy.deepcopy(p.graph), reorder=False).arena_bytes
+    in_place_arena = make_plan(copy.deepcopy(g), reorder=False).arena_bytes
+    smallest = make_plan(copy.deepcopy(g), stream="min")
+    ops = streamed_ops(smallest.graph)
     rows = [
-        ("model order, every tensor its own buffer", naive_arena(p.graph)),
+        ("model order, every tensor its own buffer", naive_arena(g)),
         ("+ shared and in-place layers, model order", in_place_arena),
-        ("+ the best schedule (this plan)", p.arena_bytes),
-        ("lower bound of this schedule (live bytes)", p.peak_bytes),
+        ("+ the best schedule", p.unstreamed_arena or p.arena_bytes),
     ]
+    if ops:
+        rows.append((f"+ ops {' '.join(f'#{i}' for i in ops)} by rows", smallest.arena_bytes))
+    rows.append(("lower bound of that schedule (live bytes)", smallest.peak_bytes))
     out = [f"  SRAM left for the arena: {room:,} B (with a minimal stack of {MIN_STACK} B)"]
     for what, arena in rows:
         ok = "fits" if arena <= room else "over"
         out.append(f"    {what:<44}{arena:>10,} B  {ok}")
-    if p.peak_bytes > room:
+    if smallest.peak_bytes > room:
         out.append(
-            "  no placement of this schedule's tensors fits: it needs patch-based (tiled)\n"
-            "  execution of the peak layers, which tinycompile does not do yet"
+            "  no placement fits, even with the first layers run by rows: the model needs a\n"
+            "  board with more SRAM (or smaller layers)"
+        )
+    elif ops:
+        out.append(
+            "  streaming costs time only (per-row kernel calls and window moves), no MACs:\n"
+            "  `plan --stream min` shows the smallest plan"
         )
     return out
 

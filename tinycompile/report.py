@@ -8,6 +8,7 @@ from typing import Any
 
 from .ir import Graph
 from .planner import Plan
+from .planner.streams import describe as describe_streams
 
 REPORT_VERSION = 1
 
@@ -118,6 +119,7 @@ def plan_table(p: Plan) -> str:
         lines.append(f"state (own region):    {p.state_bytes:>10,} B   {tensors}")
     lines.append(f"weights + tables:      {p.flash_bytes:>10,} B   ({fmt_bytes(p.flash_bytes)})")
     lines.append(f"MACs per inference:    {total_macs:>10,}")
+    lines += describe_streams(p)
     return "\n".join(lines)
 
 

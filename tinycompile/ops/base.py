@@ -30,6 +30,9 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir import Graph, Op
+from .rows import Reach
+
+Bands = tuple[tuple[int, int], ...]  # per activation input: (rows, padding rows above)
 
 
 class LowerCtx(Protocol):
@@ -73,6 +76,8 @@ class Prepared:
     # at ``Choice.scratch_offset``: an op that cannot use both leaves ``scratch`` 0)
     in_place_shifts: bool = False  # its in-place kernel also runs with output and input ending
     # together (a buffer grown downwards), so it may expand or share a grown buffer
+    workspace: int = 0  # arena the op always needs beside its tensors (a streamed segment's
+    # row windows), at the start of its scratch region; never in place
 
 
 @dataclass(frozen=True)
@@ -91,13 +96,16 @@ class Choice:
             if self.use_scratch and d.scratch:
                 return self.scratch_offset(d) + d.scratch
             return d.in_place_scratch
-        return d.scratch if self.use_scratch else 0
+        if self.use_scratch and d.scratch:
+            return self.scratch_offset(d) + d.scratch
+        return d.workspace
 
     def scratch_offset(self, d: Prepared) -> int:
-        """Where the optional scratch starts in the op's scratch region."""
-        if not self.in_place or d.in_place_scratch is None:
-            return 0
-        return (d.in_place_scratch + 7) // 8 * 8
+        """Where the optional scratch starts in the op's scratch region (after the in-place
+        temporary or the workspace, 8-byte aligned)."""
+        if self.in_place and d.in_place_scratch is not None:
+            return (d.in_place_scratch + 7) // 8 * 8
+        return (d.workspace + 7) // 8 * 8
 
 
 DEFAULT_CHOICE = Choice()
@@ -112,6 +120,7 @@ class Operator:
     elementwise: ClassVar[bool] = False  # may overwrite input 0 element by element (same size)
     checks_types: ClassVar[bool] = False  # refuses float/int16 activations itself, with a reason
     int16: ClassVar[bool] = False  # handles int16 activations (16x8); else refused before prepare
+    internal: ClassVar[bool] = False  # made by the planner, never read from a model file
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         """Typed attributes from the file's raw options (TFLite builtin options fields)."""
@@ -121,6 +130,19 @@ class Operator:
         raise NotImplementedError
 
     def lower(self, op: Op, g: Graph, d: Any, ctx: LowerCtx, choice: Choice) -> str:
+        raise NotImplementedError
+
+    def row_reach(self, op: Op, g: Graph, d: Any) -> tuple[Reach, ...] | None:
+        """How an output row reads each activation input's rows, when the op can run one
+        output row at a time in a streamed segment (``ops.rows``); None: it cannot."""
+        return None
+
+    def lower_row(
+        self, op: Op, g: Graph, d: Any, ctx: LowerCtx, choice: Choice, bands: Bands
+    ) -> str:
+        """The call computing one output row from bands of its inputs' rows (``bands``: per
+        activation input, its rows and the padding rows above them, as ``Reach.band`` gives);
+        the pointers ``ctx.ptr`` gives are the bands' first rows and the output row."""
         raise NotImplementedError
 
 

@@ -21,7 +21,7 @@ int32 biases (int64 belongs to int16 activations). A missing bias (input index -
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,7 @@ from ..quant.qmath import quantize_multiplier
 from . import s16
 from .base import LowerCtx, fail
 from .common import activation_range, inp, out, require_int8, window_options
+from .rows import Reach
 
 MAX_WINDOW = 65535  # strides, dilations and dilated windows beyond this are refused
 
@@ -102,6 +103,22 @@ class Window:
         """Pixels an in-place kernel holds back: input pixel j is last read by output pixel
         j + pad_h * w + pad_w, so output j waits until then (at most the whole image)."""
         return min(self.pad_h * self.in_w + self.pad_w + 1, self.in_h * self.in_w)
+
+
+def row_reach(geo: Window) -> tuple[Reach, ...] | None:
+    """A windowed op's rows (``Operator.row_reach``): its window along H, batch 1 only."""
+    if geo.batches != 1:
+        return None
+    return (Reach(geo.k_h, geo.stride_h, geo.dil_h, geo.pad_h),)
+
+
+def row_window(geo: Window, rows: int, pad: int) -> Window:
+    """The geometry of one output row computed from a band of ``rows`` input rows with ``pad``
+    padding rows above it (``Operator.lower_row``)."""
+    border = has_border(rows, geo.k_h, geo.stride_h, geo.dil_h, pad, 1) or has_border(
+        geo.in_w, geo.k_w, geo.stride_w, geo.dil_w, geo.pad_w, geo.out_w
+    )
+    return replace(geo, in_h=rows, out_h=1, pad_h=pad, border=border)
 
 
 def conv_options(options: Mapping[str, Any], what: str) -> dict[str, Any]:

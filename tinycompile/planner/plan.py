@@ -47,6 +47,8 @@ class Plan:
     choices: dict[int, Choice]  # op index -> the planner's choice (absent: the default)
     state: dict[int, int] = field(default_factory=dict)  # variable tensor id -> state offset
     state_bytes: int = 0  # the state region: a static buffer of its own, never in the arena
+    unstreamed_arena: int | None = None  # the arena without the streamed segment (if any)
+    unstreamed: Graph | None = None  # the model's graph before streaming (if streamed)
 
     @property
     def flash_bytes(self) -> int:
@@ -146,11 +148,26 @@ def plan(
     reorder: bool = True,
     choices: dict[int, Choice] | None = None,
     search: bool = True,
+    stream: str | int = "off",
+    budget: int | None = None,
 ) -> Plan:
     """Validate, prepare, schedule, choose and place; then lower every op once under the choices.
 
     ``choices`` forces choices for some ops (tests, tools); with ``search`` the policy then
-    looks for in-place and scratch choices that shrink the arena (``policy``)."""
+    looks for in-place and scratch choices that shrink the arena (``policy``). ``stream``
+    ("off", "auto" with a ``budget`` of SRAM for arena and state, "min", or a number of
+    layers) runs the first
+    layers by rows where that is asked or needed (``streams``); the plan's graph is then a
+    rewritten copy of ``g``."""
+    base = _plan(g, reorder, choices, search)
+    if stream == "off" or (stream == "auto" and (budget is None or base.sram_bytes <= budget)):
+        return base
+    from .streams import choose_stream
+
+    return choose_stream(g, base, stream, budget, lambda g2: _plan(g2, reorder, choices, search))
+
+
+def _plan(g: Graph, reorder: bool, choices: dict[int, Choice] | None, search: bool) -> Plan:
     from .policy import choose
 
     validate(g, own_types=own_types(g))

@@ -203,7 +203,7 @@ def validate(
         report = ValidateReport(str(model), port, h, [], emulated=emulated, machine=machine)
         report.notes += _timer_notes(h, b.timer, emulated)
         if layers:
-            report.layer_kinds = _layer_kinds(g)  # (plans a copy of the graph)
+            report.layer_kinds = _layer_kinds(g, b.name)  # (plans a copy of the graph)
             if not h.layer_cycles:
                 report.notes.append("the firmware is no profile build: no per-layer cycles")
         dev.reset_state()  # the start-up report's inference moved a stateful model's state
@@ -254,9 +254,9 @@ def _timer_notes(h: Hello, board_timer: str, emulated: bool) -> list[str]:
     return notes
 
 
-def _layer_kinds(g: Graph) -> list[str]:
-    """The operator of every layer, in the firmware's order (the plan's)."""
-    from ..planner import plan
+def _layer_kinds(g: Graph, board: str) -> list[str]:
+    """The operator of every layer, in the firmware's order (the plan's for ``board``)."""
+    from ..fit import plan_for
 
-    p = plan(load_model(g.source)) if g.source else plan(g)
+    p = plan_for(load_model(g.source) if g.source else g, board)
     return [p.lowering.ops[i].op.kind for i in p.order]
