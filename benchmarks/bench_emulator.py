@@ -129,10 +129,12 @@ def layer_shapes(p: Plan) -> list[str]:
     return out
 
 
-def run_build(model: Path, board: str, n: int, *, portable: bool, shapes: list[str]) -> Build:
+def run_build(
+    model: Path, board: str, n: int, *, portable: bool, shapes: list[str], stream: str = "auto"
+) -> Build:
     """Build, run ``n`` inputs in QEMU and compare with TFLM (raises DoesNotFit)."""
     try:
-        r = api.compare(model, board=board, n=n, layers=False, portable=portable)
+        r = api.compare(model, board=board, n=n, layers=False, portable=portable, stream=stream)
     except DoesNotFit:
         raise
     except (CompileError, RunError) as e:
@@ -153,11 +155,10 @@ def run_build(model: Path, board: str, n: int, *, portable: bool, shapes: list[s
     )
 
 
-def bench_model(model: Path, cores: list[str], n: int) -> list[CoreResult]:
-    """Both builds of ``model`` on each core, on the first of the core's boards it fits."""
-    p = api.plan(model)
-    macs = sum(la.macs for la in p.layers)
-    shapes = layer_shapes(p)
+def bench_model(model: Path, cores: list[str], n: int, stream: str = "auto") -> list[CoreResult]:
+    """Both builds of ``model`` on each core, on the first of the core's boards it fits
+    (``stream``: the planner's streaming mode; "auto" streams where a board needs it)."""
+    macs = sum(la.macs for la in api.plan(model).layers)
     ref = REFERENCE.get(model.stem)
     results = []
     for core in cores:
@@ -166,8 +167,10 @@ def bench_model(model: Path, cores: list[str], n: int) -> list[CoreResult]:
         )
         for board in CORES[core]:
             try:
-                fast = run_build(model, board, n, portable=False, shapes=shapes)
-                portable = run_build(model, board, n, portable=True, shapes=shapes)
+                shapes = layer_shapes(api.plan(model, board=board, stream=stream))
+                kw = {"shapes": shapes, "stream": stream}
+                fast = run_build(model, board, n, portable=False, **kw)
+                portable = run_build(model, board, n, portable=True, **kw)
             except DoesNotFit as e:
                 res.skipped.append(e.reason.split(";")[0])
                 continue
@@ -325,6 +328,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", type=int, default=3, help="inputs per run (default 3)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--all", action="store_true", help="also digits and tests/models/real")
+    ap.add_argument(
+        "--stream",
+        default="auto",
+        help="the planner's streaming mode: auto (where a board needs it), off, min",
+    )
     a = ap.parse_args(argv)
     cores = [c.strip() for c in a.cores.split(",") if c.strip()]
     bad = [c for c in cores if c not in CORES]
@@ -335,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     models = [resolve_model(m) for m in a.models] or MODELS
     if a.all:
         models += [m for m in EXTRA if m not in models]
-    results = [r for m in models for r in bench_model(m, cores, a.n)]
+    results = [r for m in models for r in bench_model(m, cores, a.n, a.stream)]
     if a.json:
         print(json.dumps(as_json(results, a.n), indent=1))
     else:
