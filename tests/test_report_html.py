@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import MODELS, ROOT
 from PIL import Image
 from test_hostile_names import hostile_model
 
@@ -151,6 +151,19 @@ def test_timeline_shows_a_buffer_growing_downwards(tmp_path: Path) -> None:
     tops = {float(r["y"]) for r in shared}
     heights = sorted(float(r["height"]) for r in shared)
     assert heights[0] < heights[-1] and len(tops) < len(shared)  # grown under a fixed top
+
+
+def test_timeline_marks_the_row_windows_of_streamed_layers(tmp_path: Path) -> None:
+    """ResNet-8 streamed (``--stream min``): one block of row windows at the streamed step,
+    named by the ops it holds."""
+    svg = tmp_path / "r8.svg"
+    assert (
+        main(["plan", str(MODELS / "ic_resnet8.tflite"), "--stream", "min", "--svg", str(svg)]) == 0
+    )
+    page = _parse(svg)
+    windows = [r for r in page.rects if "rows" in r["class"].split()]
+    assert len(windows) == 1, windows
+    assert "<title>row windows of the streamed ops #0 #1 #2" in svg.read_text(encoding="utf-8")
 
 
 def test_hostile_names_are_escaped(tmp_path: Path) -> None:

@@ -3,7 +3,8 @@
 The timeline puts the schedule's steps across and arena offsets up, one rectangle per buffer
 and run of steps over which it keeps its span (a buffer grown by an in-place layer gets a taller
 rectangle from that step on; one growing downwards keeps its top). Tensors shared in place are
-drawn apart from plain ones, scratch buffers (column buffers, in-place temps) apart again; the
+drawn apart from plain ones, scratch buffers (column buffers, in-place temps) apart again, and
+the row windows of streamed layers (``planner.streams``) apart from those; the
 placed arena and the live-bytes lower bound are drawn as lines and the peak step is shaded.
 Hovering a rectangle names its tensors (a ``<title>``).
 
@@ -22,6 +23,7 @@ import jinja2
 
 from .paths import TEMPLATES_DIR
 from .planner import Plan
+from .planner.streams import streamed_ops
 from .report import fmt_bytes, plan_dict
 
 PLOT_H = 320  # px of the arena axis
@@ -37,7 +39,7 @@ class Rect:
     y: float
     w: float
     h: float
-    kind: str  # "tensor", "inplace" (a buffer shared in place or by an alias) or "scratch"
+    kind: str  # "tensor", "inplace" (shared in place or by an alias), "scratch" or "rows"
     title: str
 
 
@@ -77,8 +79,12 @@ def timeline(p: Plan) -> dict:
 
     rects = []
     kinds = {la.op_index: la.kind for la in p.layers}
+    streamed = " ".join(f"#{i}" for i in streamed_ops(g))
     for b in p.buffers:
-        if b.scratch_of is not None:
+        if b.scratch_of is not None and kinds.get(b.scratch_of) == "STREAM":
+            kind = "rows"
+            what = f"row windows of the streamed ops {streamed}"
+        elif b.scratch_of is not None:
             kind = "scratch"
             what = f"scratch of op {b.scratch_of} ({kinds.get(b.scratch_of, '?')})"
         else:

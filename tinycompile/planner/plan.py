@@ -164,7 +164,10 @@ def plan(
         return base
     from .streams import choose_stream
 
-    return choose_stream(g, base, stream, budget, lambda g2: _plan(g2, reorder, choices, search))
+    def again(g2: Graph, more: dict[int, Choice] | None = None) -> Plan:
+        return _plan(g2, reorder, {**(choices or {}), **(more or {})}, search)
+
+    return choose_stream(g, base, stream, budget, again)
 
 
 def _plan(g: Graph, reorder: bool, choices: dict[int, Choice] | None, search: bool) -> Plan:

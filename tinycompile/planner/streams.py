@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import CompileError
 from ..ir import Graph, Op
-from ..ops import prepare_graph
+from ..ops import DEFAULT_CHOICE, Choice, prepare_graph
 
 if TYPE_CHECKING:
     from .plan import Plan
@@ -74,10 +74,15 @@ def stream_graph(g: Graph, order: list[Op], k: int) -> Graph:
 
 
 def choose_stream(
-    g: Graph, base: Plan, stream: str | int, budget: int | None, plan: Callable[[Graph], Plan]
+    g: Graph,
+    base: Plan,
+    stream: str | int,
+    budget: int | None,
+    plan: Callable[[Graph, dict[int, Choice] | None], Plan],
 ) -> Plan:
     """The plan with the streamed segment ``stream`` asks for (see the module docstring);
-    ``base`` is the plain plan of ``g``, ``plan`` plans a rewritten graph."""
+    ``base`` is the plain plan of ``g``, ``plan`` plans a rewritten graph (with more forced
+    choices)."""
     order = [base.lowering.ops[i].op for i in base.order]
     n = streamable_prefix(g, order)
     if isinstance(stream, int):
@@ -87,17 +92,30 @@ def choose_stream(
                 f" (a segment needs {MIN_LAYERS} or more)",
                 source=g.source or None,
             )
-        return _mark(plan(stream_graph(g, order, stream)), base)
+        return _mark(plan(stream_graph(g, order, stream), None), base)
     if stream not in ("auto", "min"):
         raise CompileError(f"unknown streaming mode {stream!r} (off, auto, min or a number)")
     best = base
     for k in range(MIN_LAYERS, n + 1):
-        p = plan(stream_graph(g, order, k))
+        g2 = stream_graph(g, order, k)
+        p = plan(g2, None)
         if stream == "auto" and budget is not None and p.sram_bytes <= budget:
-            return _mark(p, base)
+            return _mark(_fast(p, g2, budget, plan), base)
         if p.arena_bytes < best.arena_bytes:
             best = p
     return best if best is base else _mark(best, base)
+
+
+def _fast(
+    p: Plan, g2: Graph, budget: int, plan: Callable[[Graph, dict[int, Choice] | None], Plan]
+) -> Plan:
+    """``p`` with its segment's optional scratch (the layers' column buffers: on Cortex-M4/M7
+    the row calls otherwise lose their column GEMM) when that still fits ``budget``."""
+    stream = next(op for op in g2.ops if op.kind == "STREAM")
+    if p.choices.get(stream.index, DEFAULT_CHOICE).use_scratch:
+        return p
+    fast = plan(g2, {stream.index: Choice(use_scratch=True)})
+    return fast if fast.sram_bytes <= budget else p
 
 
 def _mark(p: Plan, base: Plan) -> Plan:
