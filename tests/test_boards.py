@@ -262,27 +262,38 @@ def test_rp2040_crc_matches_independent_computation() -> None:
         assert rp2040_boot2_crc32(data) == _mpeg2_crc_via_zlib(data)
 
 
-def test_plan_board_advises_when_sram_is_short(capsys: pytest.CaptureFixture[str]) -> None:
+def test_plan_board_advises_when_sram_is_short(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     """plan --board on a model whose arena is over: the strategies in order of cost with the
-    arena each reaches (never growing down the list), the last row the live-bytes bound; on
-    ResNet-8 and the samd21 none fits, and it says what is missing. Exit 1."""
+    arena each reaches (never growing down the list), the last row the live-bytes bound of the
+    smallest plan. ResNet-8 on the samd21 without streaming: only running its first layers by
+    rows fits, and it says how. On a 16 KB board nothing fits, and it says so. Exit 1."""
     from tinycompile.cli import main
 
     model = MODELS / "ic_resnet8.tflite"
-    assert main(["plan", str(model), "--board", "samd21"]) == 1
+    assert main(["plan", str(model), "--board", "samd21", "--stream", "off"]) == 1
     text = capsys.readouterr().out
     rows = re.findall(r"^    (.+?)\s+([\d,]+) B  (fits|over)$", text, re.M)
-    assert [r[0].split(" (")[0].split(",")[0] for r in rows] == [
+    assert [r[0].split(" (")[0].split(",")[0].split(" #")[0] for r in rows] == [
         "model order",
         "+ shared and in-place layers",
         "+ the best schedule",
-        "lower bound of this schedule",
+        "+ ops",
+        "lower bound of that schedule",
     ]
     arenas = [int(r[1].replace(",", "")) for r in rows]
     assert arenas == sorted(arenas, reverse=True)
-    p = api.plan(model)
-    assert arenas[2] == p.arena_bytes and arenas[3] == p.peak_bytes
+    p = api.plan(model, stream="off")
+    smallest = api.plan(model, stream="min")
+    assert arenas[2] == p.arena_bytes and arenas[3:] == [smallest.arena_bytes] * 2
     assert arenas[0] == 3 * 32 * 32 * 16  # three 32x32x16 tensors live at once, nothing shared
-    assert all(r[2] == "over" for r in rows) and "patch-based" in text
+    assert [r[2] for r in rows] == ["over", "over", "over", "fits", "fits"]
+    assert "+ ops #0 #1 #2 #3 #4 #6 #5 #7 by rows" in text and "--stream min" in text
+    small = tmp_path / "small16.toml"
+    small.write_text(GOOD.format(name="small16").replace("0x10000", "0x4000"))
+    assert main(["plan", str(model), "--board", str(small)]) == 1
+    text = capsys.readouterr().out
+    assert "no placement fits, even with the first layers run by rows" in text
     assert main(["plan", str(ROOT / "examples" / "digits.tflite"), "--board", "samd21"]) == 0
     assert "SRAM left for the arena" not in capsys.readouterr().out

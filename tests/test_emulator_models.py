@@ -48,6 +48,8 @@ def test_cli_reports_does_not_fit() -> None:
             "--board",
             "samd21",
             "--emulator",
+            "--stream",
+            "off",  # streamed by rows (the default for the samd21) it fits: tests/test_stream.py
         ],
         capture_output=True,
         text=True,

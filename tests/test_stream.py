@@ -13,6 +13,7 @@ row at a time through windows of a few rows, bit for bit TFLM's whole layers.
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -248,3 +249,18 @@ def test_resnet8_fits_the_samd21_and_runs_bit_exactly(tmp_path: Path) -> None:
     assert fw.size.fits and fw.size.sram_used <= fw.size.sram_total == 32 * 1024
     r = api.compare(RESNET, board="samd21", n=1, layers=True, workdir=tmp_path / "emu")
     assert r.layers and r.ok, str(r)
+
+
+def test_streamed_builds_are_reproducible_and_plan_json_says_what_is_streamed(
+    tmp_path: Path,
+) -> None:
+    a = api.generate(api.plan(RESNET, stream="min"), tmp_path / "a")
+    b = api.generate(api.plan(RESNET, stream="min"), tmp_path / "b")
+    files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files and all((a / f).read_bytes() == (b / f).read_bytes() for f in files)
+    cmd = [sys.executable, "-m", "tinycompile.cli", "plan", str(RESNET), "--json"]
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    d = json.loads(subprocess.run([*cmd, "--stream", "6"], capture_output=True, text=True,
+                                  env=env, check=True).stdout)  # fmt: skip
+    assert d["streamed_ops"] == [0, 1, 2, 3, 4, 6] and d["unstreamed_arena_bytes"] == 33_312
+    assert d["layers"][0]["op"] == "STREAM" and d["peak_arena_bytes"] < 33_312

@@ -9,6 +9,7 @@ from typing import Any
 from .ir import Graph
 from .planner import Plan
 from .planner.streams import describe as describe_streams
+from .planner.streams import streamed_ops
 
 REPORT_VERSION = 1
 
@@ -64,6 +65,8 @@ def plan_dict(p: Plan) -> dict:
         ],
         "peak_live_bytes": p.peak_bytes,
         "peak_step": p.peak_step,
+        "streamed_ops": streamed_ops(p.graph),  # run one output row at a time (STREAM)
+        "unstreamed_arena_bytes": p.unstreamed_arena,
         "peak_layers": sorted(peak_ops),
         "weight_flash_bytes": p.flash_bytes,
         "total_macs": sum(la.macs for la in p.layers),
