@@ -21,29 +21,27 @@ pixels (1x1: one pixel) of ``out_c`` bytes. The arithmetic per output is the ord
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..ir import Graph, Op
 from . import s16
-from .base import Bands, Choice, LowerCtx, Operator, Prepared, fail, register
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, io_call, out
 from .conv_common import (
     Requant,
+    RowsByWindow,
     Window,
     channel_multipliers,
     check_io,
     conv_options,
     requant,
     requant_fields,
-    row_reach,
-    row_window,
     weights,
     window,
 )
-from .rows import Reach
 
 IM2COL_MAX_BYTES = 4096  # arena scratch a CONV_2D may claim for its column buffer
 
@@ -65,7 +63,7 @@ class Conv2D(Prepared):
 
 
 @register
-class Conv2DOp(Operator):
+class Conv2DOp(RowsByWindow, Operator):
     kinds = ("CONV_2D",)
     int16 = True
 
@@ -134,12 +132,3 @@ class Conv2DOp(Operator):
             if choice.in_place:
                 fields.update(inplace=1, tmp=f"(int8_t *){region}")
         return io_call("tc_conv_s8", op, ctx, ctx.params("tc_conv_params_t", fields))
-
-    def row_reach(self, op: Op, g: Graph, d: Conv2D) -> tuple[Reach, ...] | None:
-        return row_reach(d.geo) if isinstance(d.rq, Requant) else None
-
-    def lower_row(
-        self, op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice, bands: Bands
-    ) -> str:
-        rows, pad = bands[0]
-        return self.lower(op, g, replace(d, geo=row_window(d.geo, rows, pad)), ctx, choice)

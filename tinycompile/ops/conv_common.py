@@ -29,7 +29,7 @@ import numpy as np
 from ..ir import Graph, Op, Tensor
 from ..quant.qmath import quantize_multiplier
 from . import s16
-from .base import LowerCtx, fail
+from .base import Bands, Choice, LowerCtx, fail
 from .common import activation_range, inp, out, require_int8, window_options
 from .rows import Reach
 
@@ -105,13 +105,6 @@ class Window:
         return min(self.pad_h * self.in_w + self.pad_w + 1, self.in_h * self.in_w)
 
 
-def row_reach(geo: Window) -> tuple[Reach, ...] | None:
-    """A windowed op's rows (``Operator.row_reach``): its window along H, batch 1 only."""
-    if geo.batches != 1:
-        return None
-    return (Reach(geo.k_h, geo.stride_h, geo.dil_h, geo.pad_h),)
-
-
 def row_window(geo: Window, rows: int, pad: int) -> Window:
     """The geometry of one output row computed from a band of ``rows`` input rows with ``pad``
     padding rows above it (``Operator.lower_row``)."""
@@ -119,6 +112,24 @@ def row_window(geo: Window, rows: int, pad: int) -> Window:
         geo.in_w, geo.k_w, geo.stride_w, geo.dil_w, geo.pad_w, geo.out_w
     )
     return replace(geo, in_h=rows, out_h=1, pad_h=pad, border=border)
+
+
+class RowsByWindow:
+    """Row streaming (``ops.rows``) of a windowed int8 op whose prepared data has ``geo`` and
+    ``rq``: an output row reads its window's rows of input 0 (batch 1), and a row call is the
+    op's own lowering with the geometry cut to the band."""
+
+    def row_reach(self, op: Op, g: Graph, d: Any) -> tuple[Reach, ...] | None:
+        if d.geo.batches != 1 or not isinstance(d.rq, Requant):
+            return None
+        return (Reach(d.geo.k_h, d.geo.stride_h, d.geo.dil_h, d.geo.pad_h),)
+
+    def lower_row(
+        self, op: Op, g: Graph, d: Any, ctx: LowerCtx, choice: Choice, bands: Bands
+    ) -> str:
+        rows, pad = bands[0]
+        band = replace(d, geo=row_window(d.geo, rows, pad))
+        return self.lower(op, g, band, ctx, choice)  # type: ignore[attr-defined]
 
 
 def conv_options(options: Mapping[str, Any], what: str) -> dict[str, Any]:

@@ -20,29 +20,27 @@ layout; not in place.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..ir import Graph, Op
 from . import s16
-from .base import Bands, Choice, LowerCtx, Operator, Prepared, fail, register
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, io_call, out
 from .conv_common import (
     Requant,
+    RowsByWindow,
     Window,
     channel_multipliers,
     check_io,
     conv_options,
     requant,
     requant_fields,
-    row_reach,
-    row_window,
     weights,
     window,
 )
-from .rows import Reach
 
 
 def weight_blocks(w: np.ndarray) -> np.ndarray:
@@ -63,7 +61,7 @@ class Depthwise(Prepared):
 
 
 @register
-class DepthwiseOp(Operator):
+class DepthwiseOp(RowsByWindow, Operator):
     kinds = ("DEPTHWISE_CONV_2D",)
     int16 = True
 
@@ -118,12 +116,3 @@ class DepthwiseOp(Operator):
         if choice.in_place:
             fields.update(inplace=1, tmp=ctx.scratch(choice.scratch_bytes(d)))
         return io_call("tc_dwconv_s8", op, ctx, ctx.params("tc_conv_params_t", fields))
-
-    def row_reach(self, op: Op, g: Graph, d: Depthwise) -> tuple[Reach, ...] | None:
-        return row_reach(d.geo) if isinstance(d.rq, Requant) else None
-
-    def lower_row(
-        self, op: Op, g: Graph, d: Depthwise, ctx: LowerCtx, choice: Choice, bands: Bands
-    ) -> str:
-        rows, pad = bands[0]
-        return self.lower(op, g, replace(d, geo=row_window(d.geo, rows, pad)), ctx, choice)
