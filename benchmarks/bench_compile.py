@@ -125,7 +125,7 @@ def format_table(rows: list[Row], repeats: int = 3) -> str:
     head = (
         f"{'model':16s} {'plan s':>7s} {'gen s':>7s} {'total s':>7s} {'arena':>8s} "
         f"{'lower bd':>8s} {'naive':>8s} {'flash':>8s} {'tflm act':>8s} {'tflm min':>8s} "
-        f"{'/naive':>6s} {'/act':>5s} {'/min':>5s} {'by rows':>12s} {'/act':>5s}"
+        f"{'/naive':>6s} {'/act':>5s} {'/min':>5s} {'by rows':>12s} {'/min':>5s}"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
