@@ -61,7 +61,8 @@ def prepare_layers(op: Op, g: Graph) -> list[tuple[SubLayer, RowLayer]]:
         d = unit.prepare(sub, g)
         reach = unit.row_reach(sub, g, d)
         acts = [t for t in sub.inputs if t >= 0 and not g.t(t).is_const]
-        if reach is None or len(reach) != len(acts) or len(sub.outputs) != 1:
+        if reach is None or len(reach) != len(acts) or len(acts) > 2 or len(sub.outputs) != 1:
+            # (a step of the table holds two input offsets and one output offset)
             raise fail(sub, "cannot run one output row at a time in a streamed segment")
         out.append(
             (SubLayer(sub, unit, d), RowLayer(sub.outputs[0], tuple(zip(acts, reach, strict=True))))
