@@ -1,4 +1,5 @@
-"""What `tinycompile validate` and `tinycompile emulate` print (cli.py parses and delegates)."""
+"""What `tinycompile validate` and `tinycompile emulate` print (tinycompile/cli/ parses and
+delegates)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,248 @@
+"""The commands: each takes the parsed arguments and returns the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .. import api
+from ..paths import EXAMPLE_MODEL
+from ..report import build_report, plan_dict, plan_table, write_json
+from ..run.files import check_outputs, load_inputs, save_outputs
+from ..timeline import report_html, timeline_svg
+from .args import (
+    DEFAULT_SAMPLES,
+    EXIT_DOES_NOT_FIT,
+    EXIT_MISTAKE,
+    EXIT_OK,
+    UsageError,
+)
+
+
+def _no_emulator_on_host(a: argparse.Namespace) -> None:
+    if a.board == "host" and a.emulator:
+        raise UsageError(
+            "--emulator runs a Cortex-M board's firmware in QEMU; it does not apply to --board"
+            " host (drop one of them)"
+        )
+
+
+def cmd_check(a: argparse.Namespace) -> int:
+    problems = api.check(a.model)
+    if a.json:
+        print(
+            json.dumps(
+                {
+                    "model": a.model,
+                    "ok": not problems,
+                    "problems": [
+                        {"op_index": e.op_index, "op": e.op_kind, "reason": e.reason}
+                        for e in problems
+                    ],
+                },
+                indent=1,
+            )
+        )
+    else:
+        for e in problems:
+            print(e.at(source=a.model).line())
+        if not problems:
+            print(f"{a.model}: no problems: every operator, type and configuration is supported")
+    if problems:
+        n = len(problems)
+        print(f"tinycompile: {a.model}: {n} problem{'s' if n > 1 else ''}", file=sys.stderr)
+        return EXIT_MISTAKE
+    return EXIT_OK
+
+
+def cmd_plan(a: argparse.Namespace) -> int:
+    p = api.plan(a.model, reorder=not a.no_reorder, board=a.board, stream=a.stream)
+    if a.svg:
+        Path(a.svg).write_text(timeline_svg(p), encoding="utf-8")
+    d = plan_dict(p)
+    verdict = None
+    if a.board:
+        from ..fit import check_fit
+
+        verdict = check_fit(p, a.board)
+        d.update(verdict.as_dict())
+    if a.json:
+        print(json.dumps(d, indent=1))
+    else:
+        print(plan_table(p))
+        if verdict is not None:
+            print()
+            print(verdict.text())
+            if not verdict.fits_sram:
+                from ..fit import sram_advice
+
+                print("\n".join(sram_advice(p, verdict)))
+    return EXIT_OK if verdict is None or verdict.fits else EXIT_DOES_NOT_FIT
+
+
+def cmd_boards(a: argparse.Namespace) -> int:
+    from ..boards import Board, list_boards
+
+    boards = list_boards(include_host=True)
+    if a.json:
+        print(json.dumps([b.summary() for b in boards], indent=1))
+        return EXIT_OK
+    print(Board.header())
+    for b in boards:
+        print(b.line())
+    return EXIT_OK
+
+
+def cmd_build(a: argparse.Namespace) -> int:
+    _no_emulator_on_host(a)
+    model = a.model or str(EXAMPLE_MODEL)
+    out = Path(a.output or f"build/{Path(model).stem}-{Path(a.board).stem}")
+    p = api.plan(model, board=a.board, stream=a.stream)
+    if a.board == "host":
+        project = api.generate(p, out)
+        from ..build import build_host
+
+        exe = build_host(project)
+        write_json(project / "report.json", build_report(p, "host", "host", None, None))
+        (project / "report.html").write_text(report_html(p, "host", None), encoding="utf-8")
+        if a.json:
+            print(json.dumps({"project": str(project), "exe": str(exe)}, indent=1))
+        else:
+            print(f"{project}: host build {exe.relative_to(project)}, report.json, report.html")
+            print(f"arena {p.arena_bytes:,} B, weights {p.flash_bytes:,} B")
+        return EXIT_OK
+    vec = api.self_test_vector(p) if a.test_vector and not a.emulator else None
+    res = api.build_board(p, a.board, out, emulator=a.emulator, test_inputs=vec)
+    print(res.text() if not a.json else json.dumps(res.as_dict(), indent=1))
+    return EXIT_OK
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    _no_emulator_on_host(a)
+    if a.inputs and a.n is not None:
+        raise UsageError("-n makes random inputs; it does not go with --inputs (drop one)")
+    model = a.model or str(EXAMPLE_MODEL)
+    from ..boards import get_board
+
+    get_board(a.board)  # an unknown board is refused before anything is built
+    api.require_reference()
+    g = api.plan(model, board=a.board, stream=a.stream).graph
+    out_path = check_outputs(a.outputs, len(g.outputs)) if a.outputs else None
+    notes: list[str] = []
+    xs = None
+    if a.inputs:
+        given = api.user_inputs(g, load_inputs(a.inputs))
+        xs, notes = given.arrays, given.notes
+    n = a.n if a.n is not None else DEFAULT_SAMPLES
+    r = api.compare(
+        model, board=a.board, inputs=xs, n=n, seed=a.seed, layers=a.layers, stream=a.stream
+    )
+    if out_path is not None and r.refusal is None:
+        save_outputs(out_path, [g.t(t).name for t in g.outputs], r.result.outputs)
+    elif out_path is not None:
+        notes.append(f"--outputs {a.outputs} not written: the run stopped at a refused input")
+    d = {
+        "model": model,
+        "board": a.board,
+        "emulator": a.board != "host",
+        "samples": r.samples,
+        "mismatches": r.mismatches,
+        "output_mismatches": r.output_mismatches,
+        "max_abs_diff": r.max_abs_diff,
+        "bit_exact": r.ok,
+        "refusal": r.refusal,
+        "notes": notes,
+    }
+    if r.profile is not None:
+        d.update(r.profile)
+    if a.layers:
+        d["layer_diffs"] = r.layers
+        d["state_diffs"] = r.state  # variable tensors, after every input
+    if a.json:
+        print(json.dumps(d, indent=1))
+    else:
+        for note in notes:
+            print(f"note: {note}")
+        if r.build_text:
+            print(r.build_text)
+            print()
+        if r.profile is not None:
+            print(api.profile_table(r))
+            print()
+        verdict = "bit-exact with TFLM" if r.ok else "MISMATCH with TFLM"
+        print(
+            f"{verdict}: {r.samples} inputs, {r.output_mismatches} mismatching output bytes"
+            + (f", {r.mismatches} in all layers" if a.layers else "")
+            + (" and state" if a.layers and r.state else "")
+            + f", max |diff| {r.max_abs_diff:g}"
+        )
+        if r.refusal is not None:
+            print(("" if r.refusal_agrees else "MISMATCH with TFLM: ") + r.refusal["line"])
+    if not r.ok:
+        return EXIT_DOES_NOT_FIT
+    if r.refusal is None:
+        return EXIT_OK
+    # both refused the same input at the same op: the input is outside what the model accepts
+    print(f"tinycompile: {model}: {r.refusal['line']}", file=sys.stderr)
+    return EXIT_MISTAKE
+
+
+def cmd_flash(a: argparse.Namespace) -> int:
+    from ..flash import FlashOptions, Timeouts, flash
+
+    if not 0 < a.wait <= 120:
+        raise UsageError("flash: --wait takes 0 < SECONDS <= 120")
+    if a.baud is not None and not 1200 <= a.baud <= 4_000_000:
+        raise UsageError(f"flash: --baud {a.baud} is not a serial baud rate")
+    opts = FlashOptions(
+        port=a.port,
+        baud=a.baud,
+        go=not a.no_go,
+        boot_lines=a.boot_lines,
+        touch=not a.no_touch,
+        bootloader_port=a.bootloader_port,
+        drive=a.drive,
+        timeouts=Timeouts(reappear=a.wait),
+    )
+    print(flash(a.target, a.board, opts, a.method))
+    return EXIT_OK
+
+
+def cmd_validate(a: argparse.Namespace) -> int:
+    if a.inputs and a.n is not None:
+        raise UsageError("-n makes random inputs; it does not go with --inputs (drop one)")
+    if not a.timeout > 0:
+        raise UsageError(f"--timeout must be positive (seconds), got {a.timeout:g}")
+    if a.connect_timeout is not None and not 0 <= a.connect_timeout <= 3600:
+        raise UsageError(f"--connect-timeout takes 0..3600 seconds, got {a.connect_timeout:g}")
+    from ..validate.command import validate_command
+
+    api.plan(a.model)  # a model that cannot be compiled is refused here (exit 2)
+    api.require_reference()
+    n = a.n if a.n is not None else DEFAULT_SAMPLES
+    ok = validate_command(
+        a.model, a.board, a.port, inputs_file=a.inputs, n=n, seed=a.seed, layers=a.layers,
+        timeout_s=a.timeout, as_json=a.json, connect_s=a.connect_timeout,
+    )  # fmt: skip
+    return EXIT_OK if ok else EXIT_DOES_NOT_FIT
+
+
+def cmd_emulate(a: argparse.Namespace) -> int:
+    from ..validate.command import emulate_command
+
+    emulate_command(a.build_dir, a.board)
+    return EXIT_OK
+
+
+COMMANDS = {
+    "check": cmd_check,
+    "plan": cmd_plan,
+    "build": cmd_build,
+    "run": cmd_run,
+    "validate": cmd_validate,
+    "emulate": cmd_emulate,
+    "boards": cmd_boards,
+    "flash": cmd_flash,
+}
