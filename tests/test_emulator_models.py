@@ -21,7 +21,7 @@ BOARDS = ["stm32f746", "stm32f407", "samd21"]  # Cortex-M7, Cortex-M4, Cortex-M0
 @pytest.mark.parametrize("board", BOARDS)
 @pytest.mark.parametrize("model", whole_models(), ids=lambda m: Path(m).stem)
 def test_whole_model_in_emulator(model: Path, board: str) -> None:
-    p = api.plan(model)
+    p = api.plan(model, board=board)  # as `run` plans it: streamed by rows where it must be
     if not check_fit(p, board).fits:
         with pytest.raises(DoesNotFit) as ei:
             api.compare(model, board=board, n=2)
