@@ -159,3 +159,56 @@ def _count_outputs(interp) -> int:
         n += 1
         if n > 64:
             return n
+
+
+ORT_HINT = "pip install 'tinycompile[reference]' (onnxruntime)"
+
+
+def is_onnx_model(model: str | Path) -> bool:
+    """Whether ``model`` is an ONNX file (compared with onnxruntime, not TFLM)."""
+    return str(model).lower().endswith(".onnx")
+
+
+def require_onnxruntime() -> None:
+    """Raise a one-line CompileError when onnxruntime (the ONNX reference) is missing."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        raise CompileError(f"comparing an ONNX model needs onnxruntime: {ORT_HINT}") from None
+
+
+def run_onnxruntime(model: str | Path, inputs: list[np.ndarray], g) -> ReferenceResult:
+    """Run onnxruntime's default CPU session (graph optimizations on, so QDQ groups run as the
+    fused QLinear kernels) one sample at a time, on the float interface the quantizer leaves.
+
+    Each int8 input (IR layout, NHWC for 4-D) is dequantized with its QuantizeLinear's own
+    scale and zero point: ``(q - zp) * scale`` in float32, which that QuantizeLinear maps back
+    to exactly ``q``. Each float output is the final DequantizeLinear's ``(q - zp) * scale``,
+    from which ``q = round(y / scale) + zp`` is recovered exactly; 4-D results go back to NHWC.
+    """
+    require_onnxruntime()
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    sess = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+    names = [i.name for i in sess.get_inputs()]
+    outs: list[list[np.ndarray]] = [[] for _ in g.outputs]
+    rows = [int(g.t(t).shape[0]) if g.t(t).shape else 1 for t in g.inputs]
+    n = inputs[0].shape[0] // rows[0]
+    for s in range(n):
+        feed = {}
+        for name, x, tid, r in zip(names, inputs, g.inputs, rows, strict=True):
+            t = g.t(tid)
+            q = x[s * r : (s + 1) * r].reshape(t.shape).astype(np.int64)
+            f = (q - t.quant.zp).astype(np.float32) * np.float32(t.quant.s)
+            feed[name] = f.transpose(0, 3, 1, 2) if f.ndim == 4 else f
+        for j, (y, tid) in enumerate(zip(sess.run(None, feed), g.outputs, strict=True)):
+            t = g.t(tid)
+            y = np.asarray(y, np.float32)
+            if y.ndim == 4:
+                y = y.transpose(0, 2, 3, 1)
+            q = np.rint(y / np.float32(t.quant.s)).astype(np.int64) + t.quant.zp
+            outs[j].append(np.clip(q, -128, 127).astype(np.int8).reshape(t.shape))
+    return ReferenceResult(outputs=[np.concatenate(o, axis=0) for o in outs])

@@ -1,0 +1,136 @@
+/* tinycompile runtime: ONNX quantized operators with onnxruntime's arithmetic (see tc_onnx.h).
+ * Plain loops, no fast paths: the accumulators are exact int32 sums, as MLAS's are. */
+#include <stdint.h>
+#include <string.h>
+
+#include "tc_onnx.h"
+
+int32_t tc_onnx_round_clamp(float v, int32_t lo, int32_t hi)
+{
+    uint32_t bits;
+    int32_t exp, shift, q;
+    uint32_t mant, rem, half;
+    memcpy(&bits, &v, sizeof bits);
+    exp = (int32_t)((bits >> 23) & 0xFFu);
+    mant = (bits & 0x7FFFFFu) | 0x800000u;
+    if (exp == 0) {
+        q = 0; /* zero or subnormal: rounds to 0 */
+    } else {
+        shift = 150 - exp; /* value = mant * 2^-shift */
+        if (shift > 24) {
+            q = 0; /* below one half */
+        } else if (shift <= 0) {
+            q = 0x7FFFFFFF; /* |v| >= 2^23: saturates below */
+        } else {
+            q = (int32_t)(mant >> shift);
+            rem = mant & ((1u << shift) - 1u);
+            half = 1u << (shift - 1);
+            if (rem > half || (rem == half && (q & 1))) {
+                q++;
+            }
+        }
+    }
+    if (bits >> 31) {
+        q = -q;
+    }
+    return q < lo ? lo : q > hi ? hi : q;
+}
+
+int32_t tc_onnx_requant(int32_t acc, float scale, int32_t zp)
+{
+    float v = (float)acc * scale;
+    return tc_onnx_round_clamp(v, -128 - zp, 127 - zp) + zp;
+}
+
+void tc_onnx_conv_s8(const tc_onnx_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t cpg = p->in_c / p->groups;   /* input channels per group */
+    const int32_t opg = p->out_c / p->groups;  /* output channels per group */
+    int32_t b, oy, ox, oc, ky, kx, c;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *img = in + (int32_t)b * p->in_h * p->in_w * p->in_c;
+        for (oy = 0; oy < p->out_h; oy++) {
+            for (ox = 0; ox < p->out_w; ox++) {
+                const int32_t y0 = oy * p->stride_h - p->pad_t;
+                const int32_t x0 = ox * p->stride_w - p->pad_l;
+                for (oc = 0; oc < p->out_c; oc++) {
+                    const int32_t c0 = (oc / opg) * cpg;
+                    const int8_t *w = p->weights + (int32_t)oc * p->k_h * p->k_w * cpg;
+                    int32_t acc = p->bias ? p->bias[oc] : 0;
+                    for (ky = 0; ky < p->k_h; ky++) {
+                        const int32_t iy = y0 + ky * p->dil_h;
+                        if (iy < 0 || iy >= p->in_h) {
+                            continue;
+                        }
+                        for (kx = 0; kx < p->k_w; kx++) {
+                            const int32_t ix = x0 + kx * p->dil_w;
+                            const int8_t *px, *wk;
+                            if (ix < 0 || ix >= p->in_w) {
+                                continue;
+                            }
+                            px = img + ((int32_t)iy * p->in_w + ix) * p->in_c + c0;
+                            wk = w + (ky * p->k_w + kx) * cpg;
+                            for (c = 0; c < cpg; c++) {
+                                acc += ((int32_t)px[c] - p->in_zp) * (int32_t)wk[c];
+                            }
+                        }
+                    }
+                    *out++ = (int8_t)tc_onnx_requant(acc, p->scale[oc], p->out_zp);
+                }
+            }
+        }
+    }
+}
+
+void tc_onnx_gemm_s8(const tc_onnx_gemm_params_t *p, const int8_t *in, int8_t *out)
+{
+    int32_t r, u, k;
+    for (r = 0; r < p->rows; r++) {
+        const int8_t *x = in + (int32_t)r * p->depth;
+        for (u = 0; u < p->units; u++) {
+            const int8_t *w = p->weights + (int32_t)u * p->depth;
+            int32_t acc = p->bias ? p->bias[u] : 0;
+            for (k = 0; k < p->depth; k++) {
+                acc += ((int32_t)x[k] - p->in_zp) * (int32_t)w[k];
+            }
+            *out++ = (int8_t)tc_onnx_requant(acc, p->scale[u], p->out_zp);
+        }
+    }
+}
+
+void tc_onnx_gap_s8(const tc_onnx_gap_params_t *p, const int8_t *in, int8_t *out)
+{
+    int32_t b, c, i;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *img = in + (int32_t)b * p->pixels * p->channels;
+        for (c = 0; c < p->channels; c++) {
+            int32_t acc = -p->in_zp * p->pixels;
+            for (i = 0; i < p->pixels; i++) {
+                acc += img[(int32_t)i * p->channels + c];
+            }
+            *out++ = (int8_t)tc_onnx_requant(acc, p->scale, p->out_zp);
+        }
+    }
+}
+
+void tc_onnx_add_s8(const tc_onnx_add_params_t *p, const int8_t *a, const int8_t *b,
+                    int8_t *out)
+{
+    const int32_t off = p->in_off;
+    int32_t i, j = 0;
+    if (p->b_size == 1) {
+        const float fixed = p->fixed + (float)(b[0] + off) * p->ratio_b;
+        for (i = 0; i < p->size; i++) {
+            const float v = fixed + (float)(a[i] + off) * p->ratio_a;
+            out[i] = (int8_t)(tc_onnx_round_clamp(v, p->lo, p->hi) + p->out_off);
+        }
+        return;
+    }
+    for (i = 0; i < p->size; i++) {
+        const float v = (p->fixed + (float)(a[i] + off) * p->ratio_a) + (float)(b[j] + off) * p->ratio_b;
+        out[i] = (int8_t)(tc_onnx_round_clamp(v, p->lo, p->hi) + p->out_off);
+        if (++j == p->b_size) {
+            j = 0;
+        }
+    }
+}
