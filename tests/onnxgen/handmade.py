@@ -1,0 +1,68 @@
+"""QOperator models written by hand with onnx.helper: scales chosen so that requantization
+lands exactly on halves (round-half-to-even ties) and saturates, which calibrated models rarely
+do. Deterministic (fixed seeds)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+MS = "com.microsoft"
+
+
+def _c(name: str, arr: np.ndarray) -> onnx.TensorProto:
+    return numpy_helper.from_array(arr, name)
+
+
+def ties(dtype: type = np.int8) -> onnx.ModelProto:
+    """Q -> QLinearConv (per channel, power-of-two scales) -> Flatten -> QLinearMatMul
+    (scale 2^-5) -> QLinearAdd (ratios 1/2 and 3/2) -> DQ. ``dtype``: activation type."""
+    rng = np.random.default_rng(11)
+    zp = (lambda v: np.array(v, dtype))
+    off = 128 if dtype == np.uint8 else 0
+    inits = [
+        _c("xs", np.array(0.25, np.float32)), _c("xz", zp(3 + off)),
+        _c("w", rng.integers(-127, 128, (4, 2, 3, 3)).astype(np.int8)),
+        _c("ws", np.array([0.5, 0.25, 0.125, 1.0], np.float32)), _c("wz", np.zeros(4, np.int8)),
+        _c("cs", np.array(4.0, np.float32)), _c("cz", zp(-5 + off)),
+        _c("cb", rng.integers(-300, 300, 4).astype(np.int32)),
+        _c("m", rng.integers(-127, 128, (12, 10)).astype(np.int8)),
+        _c("ms", np.array(0.5, np.float32)), _c("mz", np.array(0, np.int8)),
+        _c("ys", np.array(16.0, np.float32)), _c("yz", zp(1 + off)),
+        _c("bq", rng.integers(-100, 100, 10).astype(dtype if off else np.int8)),
+        _c("bs", np.array(48.0, np.float32)), _c("bz", zp(2 + off)),
+        _c("os", np.array(32.0, np.float32)), _c("oz", zp(-1 + off)),
+    ]  # fmt: skip
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("QLinearConv", ["xq", "xs", "xz", "w", "ws", "wz", "cs", "cz", "cb"],
+                         ["c"], kernel_shape=[3, 3], pads=[1, 0, 1, 0], strides=[2, 2]),
+        helper.make_node("Flatten", ["c"], ["f"], axis=1),
+        helper.make_node("QLinearMatMul", ["f", "cs", "cz", "m", "ms", "mz", "ys", "yz"], ["mm"]),
+        helper.make_node("QLinearAdd", ["mm", "ys", "yz", "bq", "bs", "bz", "os", "oz"],
+                         ["a"], domain=MS),
+        helper.make_node("DequantizeLinear", ["a", "os", "oz"], ["y"]),
+    ]  # fmt: skip
+    g = helper.make_graph(
+        nodes,
+        "ties",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    return m
+
+
+def build_handmade(out: Path) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    made = {}
+    for name, m in (("ties", ties()), ("ties_u8", ties(np.uint8))):
+        p = out / f"{name}.onnx"
+        onnx.save(m, p)
+        made[name] = p
+    return made
