@@ -21,7 +21,10 @@ def ties(dtype: type = np.int8) -> onnx.ModelProto:
     """Q -> QLinearConv (per channel, power-of-two scales) -> Flatten -> QLinearMatMul
     (scale 2^-5) -> QLinearAdd (ratios 1/2 and 3/2) -> DQ. ``dtype``: activation type."""
     rng = np.random.default_rng(11)
-    zp = (lambda v: np.array(v, dtype))
+
+    def zp(v: int) -> np.ndarray:
+        return np.array(v, dtype)
+
     off = 128 if dtype == np.uint8 else 0
     inits = [
         _c("xs", np.array(0.25, np.float32)), _c("xz", zp(3 + off)),
@@ -53,7 +56,9 @@ def ties(dtype: type = np.int8) -> onnx.ModelProto:
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
         inits,
     )
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    m = helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)]
+    )
     m.ir_version = 8
     return m
 

@@ -145,8 +145,10 @@ class _Reader:
         self.i = 0
 
 
-def quantize(src: Path, dst: Path, shape: list[int], *, qdq: bool, per_channel: bool) -> None:
-    """quantize_static with int8 activations and symmetric int8 weights."""
+def quantize(
+    src: Path, dst: Path, shape: list[int], *, qdq: bool, per_channel: bool, u8: bool = False
+) -> None:
+    """quantize_static with int8 (``u8``: uint8) activations and symmetric int8 weights."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
 
     quantize_static(
@@ -154,14 +156,19 @@ def quantize(src: Path, dst: Path, shape: list[int], *, qdq: bool, per_channel: 
         str(dst),
         _Reader("input", shape),
         quant_format=QuantFormat.QDQ if qdq else QuantFormat.QOperator,
-        activation_type=QuantType.QInt8,
+        activation_type=QuantType.QUInt8 if u8 else QuantType.QInt8,
         weight_type=QuantType.QInt8,
         per_channel=per_channel,
         extra_options={"WeightSymmetric": True, "ActivationSymmetric": False},
     )
 
 
-VARIANTS = {"qop": (False, False), "qop_pc": (False, True), "qdq": (True, False), "qdq_pc": (True, True)}  # fmt: skip
+VARIANTS = {
+    "qop": (False, False),
+    "qop_pc": (False, True),
+    "qdq": (True, False),
+    "qdq_pc": (True, True),
+}
 
 
 def build_all(out: Path, names: list[str] | None = None) -> dict[str, Path]:
@@ -177,6 +184,10 @@ def build_all(out: Path, names: list[str] | None = None) -> dict[str, Path]:
             dst = out / f"{name}_{var}.onnx"
             quantize(fp, dst, shape, qdq=qdq, per_channel=pc)
             made[f"{name}_{var}"] = dst
+        if name == "cnn":  # uint8 activations (int8 weights)
+            dst = out / "cnn_u8.onnx"
+            quantize(fp, dst, shape, qdq=False, per_channel=True, u8=True)
+            made["cnn_u8"] = dst
     return made
 
 

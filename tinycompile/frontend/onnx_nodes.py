@@ -157,8 +157,10 @@ class _Builder:
             handler = getattr(self, "_" + n.op_type, None)
             if handler is None:
                 if n.op_type in FLOAT_OPS or n.op_type in MOVES:
-                    raise self.fail("float (unquantized) node: its inputs are not dequantized"
-                                    " quantized tensors and its output is not quantized")  # fmt: skip
+                    raise self.fail(
+                        "float (unquantized) node: its inputs are not dequantized"
+                        " quantized tensors and its output is not quantized"
+                    )
                 raise self.fail(f"operator {plain(n.op_type)} is not supported")
             handler(n)
         outputs = []
@@ -178,8 +180,10 @@ class _Builder:
         dims = []
         for d in tt.shape.dim:
             if not d.HasField("dim_value") or d.dim_value <= 0:
-                raise self.fail(f"input '{plain(vi.name)}' has a dynamic shape (fix every"
-                                " dimension, e.g. with onnxruntime's make_dynamic_shape_fixed)")  # fmt: skip
+                raise self.fail(
+                    f"input '{plain(vi.name)}' has a dynamic shape (fix every"
+                    " dimension, e.g. with onnxruntime's make_dynamic_shape_fixed)"
+                )
             dims.append(int(d.dim_value))
         if len(dims) not in (2, 4) and len(dims) > 4:
             raise self.fail(f"rank-{len(dims)} input is not supported")
@@ -446,8 +450,18 @@ class _Builder:
                 pads=(pt, pl, pb, pr))  # fmt: skip
         del c, cpg
 
-    def _emit_gemm(self, n: Any, x: str, xq: tuple | None, w: _Const, trans_b: bool,
-                   bias: np.ndarray | None, out: str, oq: tuple, alpha: float = 1.0) -> None:  # fmt: skip
+    def _emit_gemm(
+        self,
+        n: Any,
+        x: str,
+        xq: tuple | None,
+        w: _Const,
+        trans_b: bool,
+        bias: np.ndarray | None,
+        out: str,
+        oq: tuple,
+        alpha: float = 1.0,
+    ) -> None:
         a = self.act(x)
         if xq is not None:
             self._check_in(x, *xq)

@@ -3,8 +3,8 @@ computes it in float32: ``ratio_a = a_scale / c_scale``, ``ratio_b = b_scale / c
 ``fixed = zp_c - (ratio_a * zp_a + ratio_b * zp_b)``, then per element
 ``(fixed + a * ratio_a) + b * ratio_b`` rounded half to even and saturated (a one-element B is
 folded into ``fixed`` first). A uint8 model (attribute ``uint8``, stored as int8 - 128) gets
-its own values back (+128) and its own saturation. B may repeat along the trailing elements (a suffix broadcast).
-Kernel: ``tc_onnx_add_s8`` (firmware/kernels/tc_onnx.c)."""
+its own values back (+128) and its own saturation. B may repeat along the trailing elements (a
+suffix broadcast). Kernel: ``tc_onnx_add_s8`` (firmware/kernels/tc_onnx.c)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ class OnnxAddOp(Operator):
         bshape = tuple(b.shape)
         while bshape and bshape[0] == 1:
             bshape = bshape[1:]
-        if b.size != 1 and (len(bshape) > len(c.shape) or tuple(c.shape[-len(bshape):]) != bshape):
+        if b.size != 1 and (len(bshape) > len(c.shape) or tuple(c.shape[-len(bshape) :]) != bshape):
             raise fail(op, f"broadcast of B {list(b.shape)} to {list(c.shape)} is not supported")
         off = 128 if op.attrs.get("uint8") else 0  # uint8 models are stored as int8 - 128
         za, zb, zc = a.quant.zp + off, b.quant.zp + off, c.quant.zp + off

@@ -45,9 +45,10 @@ class OnnxConvOp(Operator):
         sh, sw = op.attrs["stride"]
         dh, dw = op.attrs["dilation"]
         pt, pl, pb, pr = op.attrs["pads"]
-        if oh != (h + pt + pb - (kh - 1) * dh - 1) // sh + 1 or ow != (
-            w_ + pl + pr - (kw - 1) * dw - 1
-        ) // sw + 1:
+        if (
+            oh != (h + pt + pb - (kh - 1) * dh - 1) // sh + 1
+            or ow != (w_ + pl + pr - (kw - 1) * dw - 1) // sw + 1
+        ):
             raise fail(op, f"output shape {list(y.shape)} does not match the geometry")
         check_bias(op, g, 2, oc)
         fields = dict(batches=n, in_h=h, in_w=w_, in_c=c, out_h=oh, out_w=ow, out_c=oc, k_h=kh,

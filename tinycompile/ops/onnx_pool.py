@@ -42,4 +42,6 @@ class OnnxGapOp(Operator):
         return OnnxGap(macs=x.size, fields=tuple(fields.items()))
 
     def lower(self, op: Op, g: Graph, d: OnnxGap, ctx: LowerCtx, choice: Choice) -> str:
-        return io_call("tc_onnx_gap_s8", op, ctx, ctx.params("tc_onnx_gap_params_t", dict(d.fields)))
+        return io_call(
+            "tc_onnx_gap_s8", op, ctx, ctx.params("tc_onnx_gap_params_t", dict(d.fields))
+        )
