@@ -1,6 +1,7 @@
 """Issue 13: quantized ONNX models (onnxruntime's quantizer, QOperator and QDQ forms, per-tensor
-and per-channel weights; hand-made tie and uint8 models) compiled, run on the host and in QEMU,
-and compared with onnxruntime bit for bit.
+and per-channel weights: a CNN with depthwise and a residual add, an MLP in PyTorch layout,
+grouped convolutions, a Concat of three scales after Relu and Clip; hand-made tie and uint8
+models) compiled, run on the host and in QEMU, and compared with onnxruntime bit for bit.
 
 Models are built at test time (tests/onnxgen) into a session-scoped temporary folder. Inputs are
 quantized normal samples (what the models were calibrated on), so activations stay alive.
@@ -17,15 +18,15 @@ import pytest
 from tinycompile import api
 from tinycompile.ir import Graph
 
-CALIBRATED = ["cnn", "mlp", "grouped"]
+CALIBRATED = ["cnn", "mlp", "grouped", "mix"]
 VARIANTS = ["qop", "qop_pc", "qdq", "qdq_pc"]
 # Every model and form, per-tensor and per-channel, on the host; TC_ONNX_FULL=1 runs the other
 # half of the matrix too (each build costs seconds; the default keeps the suite's time small).
 HOST = ["cnn_qop", "cnn_qdq_pc", "mlp_qop_pc", "mlp_qdq", "grouped_qop_pc", "grouped_qdq",
-        "ties", "ties_u8", "cnn_u8"]  # fmt: skip
+        "mix_qop", "mix_qdq_pc", "ties", "ties_u8", "cnn_u8"]  # fmt: skip
 if os.environ.get("TC_ONNX_FULL"):
     HOST += [f"{m}_{v}" for m in CALIBRATED for v in VARIANTS if f"{m}_{v}" not in HOST]
-EMULATED = ["cnn_qdq_pc", "mlp_qop_pc", "ties_u8"]
+EMULATED = ["cnn_qdq_pc", "mlp_qop_pc", "mix_qdq", "ties_u8"]
 if os.environ.get("TC_ONNX_FULL"):
     EMULATED += ["cnn_qop", "mlp_qdq", "grouped_qop_pc", "ties", "cnn_u8"]
 
@@ -75,6 +76,8 @@ def test_both_forms_lower_alike(onnx_models: dict[str, Path]) -> None:
         assert len({tuple(k) for k in kinds.values()}) == 1, kinds
     cnn = [o.kind for o in api.plan(onnx_models["cnn_qdq"]).graph.ops]
     assert cnn.count("ONNX_CONV") == 4 and "ONNX_ADD" in cnn and "MAX_POOL_2D" in cnn
+    mix = [o.kind for o in api.plan(onnx_models["mix_qdq"]).graph.ops]
+    assert mix.count("ONNX_REQUANT") == 3 and "CONCATENATION" in mix  # three scales, one output
 
 
 @pytest.mark.qemu

@@ -26,7 +26,7 @@ from ..errors import CompileError
 from ..ir import Graph, Op, Quant, Tensor
 from .onnx_model import QUANTIZED_OPS, plain
 
-FLOAT_OPS = {"Conv", "Gemm", "MatMul", "Add", "GlobalAveragePool"}
+FLOAT_OPS = {"Conv", "Gemm", "MatMul", "Add", "GlobalAveragePool", "Concat"}
 MOVES = {"MaxPool", "Flatten", "Reshape", "Transpose"}  # int8 as they are (no requantization)
 NCHW_TO_NHWC = (0, 2, 3, 1)
 
@@ -275,6 +275,18 @@ class _Builder:
         self._check_in(i[0], i[1], i[2])
         self._emit_gap(i[0], n.output[0], self.qparams(i[3], i[4])[:2])
 
+    def _QLinearConcat(self, n: Any) -> None:
+        i = list(n.input)
+        if len(i) < 5 or (len(i) - 2) % 3:
+            raise self.fail(
+                "expects the output's scale and zero point, then (x, scale, zp) triples"
+            )
+        xs = []
+        for k in range(2, len(i), 3):
+            self._check_in(i[k], i[k + 1], i[k + 2])
+            xs.append(i[k])
+        self._emit_concat(n, xs, n.output[0], self.qparams(i[0], i[1])[:2])
+
     def _const_of(self, name: str, scale: str, zp: str, axis: int) -> _Const:
         raw = self.init(name, "weights")
         s, z, _ = self.qparams(scale, zp)
@@ -329,6 +341,11 @@ class _Builder:
         x = self._qdq_in(n.input[0])
         out, s, z, _ = self._qdq_out(n)
         self._emit_gap(x, out, (s, z))
+
+    def _Concat(self, n: Any) -> None:
+        xs = [self._qdq_in(x) for x in n.input]
+        out, s, z, _ = self._qdq_out(n)
+        self._emit_concat(n, xs, out, (s, z))
 
     def _qdq_bias(self, n: Any, k: int) -> np.ndarray | None:
         if len(n.input) <= k or not n.input[k]:
@@ -507,6 +524,30 @@ class _Builder:
                 raise self.fail("constant B must be a scalar or one value per channel")
         o = self.new_act(out, a.onnx_shape, *oq)
         self.op("ONNX_ADD", [a.tid, bt], [o], uint8=u8)
+
+    def _emit_concat(self, n: Any, xs: list[str], out: str, oq: tuple) -> None:
+        """Inputs quantized differently from the output go through a rescaling table first
+        (ONNX_REQUANT), then one CONCATENATION of equal parameters copies bytes."""
+        acts = [self.act(x) for x in xs]
+        rank = len(acts[0].onnx_shape)
+        axis = int(_attr(n, "axis", 0)) % max(rank, 1)
+        shape = list(acts[0].onnx_shape)
+        shape[axis] = sum(a.onnx_shape[axis] for a in acts)
+        o = self.new_act(out, tuple(shape), *oq)
+        q = self.tensors[o].quant
+        ins = []
+        for k, a in enumerate(acts):
+            t = self.tensors[a.tid]
+            if t.quant.s == q.s and t.quant.zp == q.zp:
+                ins.append(a.tid)
+                continue
+            r = self.tensor(
+                f"{out}/in{k}", t.shape, "int8", Quant(q.scale.copy(), q.zero_point.copy())
+            )
+            self.op("ONNX_REQUANT", [a.tid], [r])
+            ins.append(r)
+        ir_axis = NCHW_TO_NHWC.index(axis) if rank == 4 else axis
+        self.op("CONCATENATION", ins, [o], axis=ir_axis, activation="NONE")
 
     def _emit_gap(self, x: str, out: str, oq: tuple) -> None:
         a = self.act(x)
