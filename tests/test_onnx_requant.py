@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from tinycompile.build.host import HOST_CFLAGS, host_cc
-from tinycompile.ops.onnx_common import requant_np
+from tinycompile.ops.onnx_requant import requant_np
 
 ROOT = Path(__file__).resolve().parent.parent
 FW = ROOT / "firmware"

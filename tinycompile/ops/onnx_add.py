@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..ir import Graph, Op
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, out, require_int8
-from .onnx_common import F32
+from .onnx_requant import F32
 
 
 def add_params(sa: float, za: int, sb: float, zb: int, sc: float, zc: int) -> dict[str, float]:

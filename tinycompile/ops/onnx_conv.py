@@ -2,7 +2,7 @@
 
 NHWC int8 activations, weights re-laid by the frontend as [out_c][k_h][k_w][in_c / groups],
 explicit padding (padded taps are the input zero point and add nothing), int32 bias. The int32
-accumulator is exact; requantization is onnxruntime's (``onnx_common``) with per-channel scales
+accumulator is exact; requantization is onnxruntime's (``onnx_requant``) with per-channel scales
 ``(x_scale * w_scale[c]) / y_scale`` in float32. Kernel: ``tc_onnx_conv_s8``
 (firmware/kernels/tc_onnx.c).
 """
@@ -16,7 +16,7 @@ import numpy as np
 from ..ir import Graph, Op
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import io_call
-from .onnx_common import check_bias, check_weights, io8, product_scales, scales_array
+from .onnx_requant import check_bias, check_weights, io8, product_scales, scales_array
 
 
 @dataclass(frozen=True, kw_only=True)

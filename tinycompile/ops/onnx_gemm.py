@@ -1,7 +1,7 @@
 """ONNX_GEMM: onnxruntime's QGemm and QLinearMatMul with a constant B (and their fused QDQ
 Gemm / MatMul): rows of int8 inputs times int8 weights [units][depth] (the frontend lays out B
 as PyTorch does: transB=1), int32 bias, requantized with ``(alpha * a_scale * b_scale[u]) /
-y_scale`` in float32 (``onnx_common``). Kernel: ``tc_onnx_gemm_s8`` (firmware/kernels/tc_onnx.c).
+y_scale`` in float32 (``onnx_requant``). Kernel: ``tc_onnx_gemm_s8`` (firmware/kernels/tc_onnx.c).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 from ..ir import Graph, Op
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import io_call
-from .onnx_common import check_bias, check_weights, io8, product_scales, scales_array
+from .onnx_requant import check_bias, check_weights, io8, product_scales, scales_array
 
 
 @dataclass(frozen=True, kw_only=True)

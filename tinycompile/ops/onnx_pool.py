@@ -12,7 +12,7 @@ import numpy as np
 from ..ir import Graph, Op
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import io_call
-from .onnx_common import F32, io8
+from .onnx_requant import F32, io8
 
 MAX_PIXELS = 1 << 24  # MLAS refuses larger images
 

@@ -103,9 +103,8 @@ def compare_plan(
 
     ``portable`` (a board's emulator build): kernels on their portable C paths only."""
     onnx_model = is_onnx_model(model)
-    if onnx_model:  # onnxruntime is the reference; outputs only (its fusions hide layers)
+    if onnx_model:  # onnxruntime is the reference
         require_onnxruntime()
-        layers = False
     else:
         require_reference()  # before a build that could not be compared
     g = p.graph
@@ -122,7 +121,7 @@ def compare_plan(
     build_text = str(res.firmware.size) if res.firmware is not None else ""
     tids = [op.outputs[0] for op in steps] + sorted(p.state) if layers else None
     if onnx_model:
-        ref = run_onnxruntime(model, xs, g)
+        ref = run_onnxruntime(model, xs, g, tensor_ids=tids)
     else:
         ref = run_tflm(model, xs, tensor_ids=tids, n_outputs=len(g.outputs), stop_on_refusal=True)
     refusal = refusal_verdict(res.refused, ref.refused)
@@ -143,6 +142,8 @@ def compare_plan(
     if layers:
         for k, op in enumerate(steps):
             tid = op.outputs[0]
+            if ref.tensors and tid not in ref.tensors[0]:
+                continue  # an ONNX model's tensor the frontend added: no onnxruntime twin
             refk = np.concatenate([s[tid].reshape(1, -1) for s in ref.tensors], axis=0)
             m, d = diff(res.layers[k].reshape(refk.shape), refk)
             lrep.append(

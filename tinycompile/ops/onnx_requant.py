@@ -1,18 +1,26 @@
-"""What the ONNX operators share: onnxruntime's float32 requantization, modelled in numpy.
+"""onnxruntime's requantization, shared by the ONNX operators, and ONNX_REQUANT.
 
 onnxruntime's CPU kernels (MLAS ``MlasRequantizeOutput`` and the kernels built on it) turn an
 int32 accumulator into int8 as ``saturate(round_half_even(float(acc) * scale) + zero_point)``,
 every step an IEEE float32 operation. The scale is computed once, in float32, in the order the
-kernel computes it (``conv_scales``). The device does the same (firmware/kernels/tc_onnx.c).
+kernel computes it (``product_scales``). The device does the same (firmware/kernels/tc_onnx.c).
+
+ONNX_REQUANT: an int8 -> int8 change of scale and zero point through a 256-entry table, as
+onnxruntime's QLinearConcat rescales an input whose parameters differ from the output's
+(``QlinearBuildLookupTable`` with the identity): each value dequantized in float32,
+``x_scale * (q - x_zp)``, then quantized as MLAS's ``MlasQuantizeLinear`` does: divided by
+``y_scale`` in float32, rounded half to even, saturated, plus ``y_zp``. Kernel: ``tc_lut_s8``.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..ir import Graph, Op, Tensor
-from .base import fail
-from .common import inp, out, require_int8
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .common import inp, io_int8, lut_call, out, require_int8
 
 F32 = np.float32
 
@@ -66,3 +74,31 @@ def scales_array(op: Op, scales: np.ndarray, units: int) -> np.ndarray:
     if not np.all(np.isfinite(s)) or np.any(s <= 0):
         raise fail(op, "requantization scale is not positive and finite")
     return s
+
+
+def requant_lut(xs: float, xz: int, ys: float, yz: int) -> np.ndarray:
+    """The table, indexed by the input's bit pattern (``lut[q & 0xFF]``)."""
+    q = np.arange(-128, 128, dtype=np.int64)
+    x = F32(xs) * (q - xz).astype(F32)
+    y = np.clip(np.rint(x / F32(ys)).astype(np.int64) + yz, -128, 127).astype(np.int8)
+    lut = np.empty(256, np.int8)
+    lut[q & 0xFF] = y
+    return lut
+
+
+@dataclass(frozen=True, kw_only=True)
+class OnnxLut(Prepared):
+    lut: np.ndarray
+
+
+@register
+class OnnxRequantOp(Operator):
+    kinds = ("ONNX_REQUANT",)
+    elementwise = True
+
+    def prepare(self, op: Op, g: Graph) -> OnnxLut:
+        x, y = io_int8(op, g)
+        return OnnxLut(macs=y.size, lut=requant_lut(x.quant.s, x.quant.zp, y.quant.s, y.quant.zp))
+
+    def lower(self, op: Op, g: Graph, d: OnnxLut, ctx: LowerCtx, choice: Choice) -> str:
+        return lut_call(op, g, ctx, d.lut)
