@@ -74,4 +74,42 @@ typedef struct {
 void tc_onnx_add_s8(const tc_onnx_add_params_t *p, const int8_t *a, const int8_t *b,
                     int8_t *out);
 
+/* QLinearMul as MLAS: round_half_even(float((a - zp_a) * (b - zp_b)) * scale) + zp_c,
+ * saturated; scale = (a_scale * b_scale) / c_scale. b repeats every b_size elements. */
+typedef struct {
+    int32_t size, b_size;
+    int32_t a_zp, b_zp, out_zp;
+    float scale;
+} tc_onnx_mul_params_t;
+
+void tc_onnx_mul_s8(const tc_onnx_mul_params_t *p, const int8_t *a, const int8_t *b,
+                    int8_t *out);
+
+/* QLinearAveragePool on NHWC: per window, in float32, the sum (rows, then columns) of
+ * x_scale * (q - zp) (the 256 values tabulated), divided by the tap count (the window clipped to
+ * the image, or the whole window with count_include_pad), then round_half_even(y / y_scale +
+ * y_zp), saturated. */
+typedef struct {
+    int32_t batches, in_h, in_w, channels, out_h, out_w;
+    int32_t k_h, k_w, stride_h, stride_w, pad_t, pad_l;
+    int32_t include_pad, out_zp; /* the model's zero point */
+    int32_t lo, hi, out_off;      /* the model's type range; what is added to store it */
+    float y_scale;
+    const float *deq; /* 256 entries, indexed by the input byte */
+} tc_onnx_avgpool_params_t;
+
+void tc_onnx_avgpool_s8(const tc_onnx_avgpool_params_t *p, const int8_t *in, int8_t *out);
+
+/* QLinearSoftmax along the last axis: exp_table[d] = float(exp(...)) for d = max - x; per row
+ * the float32 sum in order, then round_half_even((e * y_scale) / sum) + out_zp, limited above by
+ * 255 and stored as the model's type (int8: the low byte; uint8 models, stored as int8 - 128:
+ * uint8 = 1). */
+typedef struct {
+    int32_t rows, depth, out_zp, uint8;
+    float y_scale; /* floor(1 / output scale) */
+    const float *exp_table; /* 256 entries */
+} tc_onnx_softmax_params_t;
+
+void tc_onnx_softmax_s8(const tc_onnx_softmax_params_t *p, const int8_t *in, int8_t *out);
+
 #endif /* TC_ONNX_H */

@@ -134,3 +134,73 @@ void tc_onnx_add_s8(const tc_onnx_add_params_t *p, const int8_t *a, const int8_t
         }
     }
 }
+
+void tc_onnx_mul_s8(const tc_onnx_mul_params_t *p, const int8_t *a, const int8_t *b,
+                    int8_t *out)
+{
+    int32_t i, j = 0;
+    for (i = 0; i < p->size; i++) {
+        const int32_t prod = ((int32_t)a[i] - p->a_zp) * ((int32_t)b[j] - p->b_zp);
+        out[i] = (int8_t)tc_onnx_requant(prod, p->scale, p->out_zp);
+        if (++j == p->b_size) {
+            j = 0;
+        }
+    }
+}
+
+void tc_onnx_avgpool_s8(const tc_onnx_avgpool_params_t *p, const int8_t *in, int8_t *out)
+{
+    int32_t b, oy, ox, c, y, x;
+    for (b = 0; b < p->batches; b++) {
+        const int8_t *img = in + (int32_t)b * p->in_h * p->in_w * p->channels;
+        for (oy = 0; oy < p->out_h; oy++) {
+            int32_t y0 = oy * p->stride_h - p->pad_t;
+            int32_t y1 = y0 + p->k_h < p->in_h ? y0 + p->k_h : p->in_h;
+            y0 = y0 > 0 ? y0 : 0;
+            for (ox = 0; ox < p->out_w; ox++) {
+                int32_t x0 = ox * p->stride_w - p->pad_l;
+                int32_t x1 = x0 + p->k_w < p->in_w ? x0 + p->k_w : p->in_w;
+                int32_t count;
+                x0 = x0 > 0 ? x0 : 0;
+                count = p->include_pad ? p->k_h * p->k_w : (y1 - y0) * (x1 - x0);
+                for (c = 0; c < p->channels; c++) {
+                    float sum = 0.0f, v;
+                    for (y = y0; y < y1; y++) {
+                        for (x = x0; x < x1; x++) {
+                            sum += p->deq[(uint8_t)img[(y * p->in_w + x) * p->channels + c]];
+                        }
+                    }
+                    sum /= (float)count;
+                    v = sum / p->y_scale + (float)p->out_zp;
+                    *out++ = (int8_t)(tc_onnx_round_clamp(v, p->lo, p->hi) + p->out_off);
+                }
+            }
+        }
+    }
+}
+
+void tc_onnx_softmax_s8(const tc_onnx_softmax_params_t *p, const int8_t *in, int8_t *out)
+{
+    int32_t r, i;
+    for (r = 0; r < p->rows; r++) {
+        const int8_t *x = in + (int32_t)r * p->depth;
+        int8_t *y = out + (int32_t)r * p->depth;
+        int32_t mx = -128, q;
+        float sum = 0.0f;
+        for (i = 0; i < p->depth; i++) {
+            mx = x[i] > mx ? x[i] : mx;
+        }
+        for (i = 0; i < p->depth; i++) {
+            sum += p->exp_table[mx - x[i]];
+        }
+        if (sum == 0.0f) {
+            return; /* as onnxruntime: the rest of the output is left as it was */
+        }
+        for (i = 0; i < p->depth; i++) {
+            const float e = p->exp_table[mx - x[i]];
+            q = tc_onnx_round_clamp((e * p->y_scale) / sum, -0x40000000, 0x40000000) + p->out_zp;
+            q = q > 255 ? 255 : q;
+            y[i] = p->uint8 ? (int8_t)(q - 128) : (int8_t)(uint8_t)(q & 0xFF);
+        }
+    }
+}

@@ -40,6 +40,11 @@ class _Builder:
         self.inits.append(_init(nm, arr))
         return nm
 
+    def const_i64(self, base: str, values: list[int]) -> str:
+        nm = self.name(base)
+        self.inits.append(numpy_helper.from_array(np.array(values, np.int64), nm))
+        return nm
+
     def node(self, op: str, ins: list[str], **attrs) -> str:
         out = self.name(op.lower() + "_out")
         self.nodes.append(helper.make_node(op, ins, [out], name=self.name(op), **attrs))
@@ -134,11 +139,29 @@ def mix() -> tuple[onnx.ModelProto, list[int]]:
     return b.model([1, 3, 8, 8], x, y, "mix"), [1, 3, 8, 8]
 
 
+def act() -> tuple[onnx.ModelProto, list[int]]:
+    """Sigmoid, Mul (x * sigmoid(x), and by a constant), AveragePool, Pad, a 4-D Transpose,
+    Gemm and Softmax."""
+    b = _Builder(5)
+    c = b.conv("input", 3, 6, 3)
+    s = b.node("Sigmoid", [c])
+    m = b.node("Mul", [c, s])
+    a = b.node("AveragePool", [m], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    p = b.node("Pad", [a, b.const_i64("pads", [0, 0, 1, 0, 0, 0, 0, 1])], mode="constant")
+    k = b.node("Mul", [p, b.const("k", np.array(0.75))])
+    t = b.node("Transpose", [k], perm=[0, 3, 1, 2])
+    f = b.node("Flatten", [t], axis=1)
+    g = b.gemm(f, 6 * 5 * 5, 7)
+    y = b.node("Softmax", [g], axis=-1)
+    return b.model([1, 3, 8, 8], "input", y, "act"), [1, 3, 8, 8]
+
+
 MODELS: dict[str, Callable[[], tuple[onnx.ModelProto, list[int]]]] = {
     "cnn": cnn,
     "mlp": mlp,
     "grouped": grouped,
     "mix": mix,
+    "act": act,
 }
 
 

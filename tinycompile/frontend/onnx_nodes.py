@@ -26,8 +26,15 @@ from ..errors import CompileError
 from ..ir import Graph, Op, Quant, Tensor
 from .onnx_model import QUANTIZED_OPS, plain
 
-FLOAT_OPS = {"Conv", "Gemm", "MatMul", "Add", "GlobalAveragePool", "Concat"}
-MOVES = {"MaxPool", "Flatten", "Reshape", "Transpose"}  # int8 as they are (no requantization)
+FLOAT_OPS = {"Conv", "Gemm", "MatMul", "Add", "Mul", "GlobalAveragePool", "AveragePool", "Concat",
+             "Sigmoid", "Softmax"}  # fmt: skip
+MOVES = {
+    "MaxPool",
+    "Flatten",
+    "Reshape",
+    "Transpose",
+    "Pad",
+}  # int8 as they are (no requantization)
 NCHW_TO_NHWC = (0, 2, 3, 1)
 
 
@@ -275,6 +282,30 @@ class _Builder:
         self._check_in(i[0], i[1], i[2])
         self._emit_gap(i[0], n.output[0], self.qparams(i[3], i[4])[:2])
 
+    def _QLinearMul(self, n: Any) -> None:
+        i = list(n.input) + [""] * (8 - len(n.input))
+        b = self._maybe_const(i[3], i[4], i[5])
+        self._emit_binary("ONNX_MUL", n, (i[0], i[1], i[2]), (i[3], i[4], i[5]), b, n.output[0],
+                          self.qparams(i[6], i[7])[:2], False)  # fmt: skip
+
+    def _QLinearSigmoid(self, n: Any) -> None:
+        i = list(n.input) + [""] * (5 - len(n.input))
+        self._check_in(i[0], i[1], i[2])
+        self._emit_unary("ONNX_SIGMOID", i[0], n.output[0], self.qparams(i[3], i[4])[:2])
+
+    def _QLinearSoftmax(self, n: Any) -> None:
+        i = list(n.input) + [""] * (5 - len(n.input))
+        self._check_in(i[0], i[1], i[2])
+        opset = int(_attr(n, "opset", 13))
+        self._emit_softmax(n, i[0], n.output[0], self.qparams(i[3], i[4]), opset)
+
+    def _QLinearAveragePool(self, n: Any) -> None:
+        i = list(n.input) + [""] * (5 - len(n.input))
+        self._check_in(i[0], i[1], i[2])
+        if _attr(n, "channels_last", 0):
+            raise self.fail("channels_last=1 is not supported")
+        self._emit_avgpool(n, i[0], n.output[0], self.qparams(i[3], i[4]))
+
     def _QLinearConcat(self, n: Any) -> None:
         i = list(n.input)
         if len(i) < 5 or (len(i) - 2) % 3:
@@ -341,6 +372,32 @@ class _Builder:
         x = self._qdq_in(n.input[0])
         out, s, z, _ = self._qdq_out(n)
         self._emit_gap(x, out, (s, z))
+
+    def _Mul(self, n: Any) -> None:
+        a = self._qdq_in(n.input[0])
+        if n.input[1] in self.consts:
+            bq: tuple = (None, self.consts[n.input[1]])
+        else:
+            bq = (self._qdq_in(n.input[1]), None)
+        out, s, z, _ = self._qdq_out(n)
+        self._emit_binary("ONNX_MUL", n, (a, None, None), (bq[0], None, None), bq[1], out,
+                          (s, z), False)  # fmt: skip
+
+    def _Sigmoid(self, n: Any) -> None:
+        x = self._qdq_in(n.input[0])
+        out, s, z, _ = self._qdq_out(n)
+        self._emit_unary("ONNX_SIGMOID", x, out, (s, z))
+
+    def _Softmax(self, n: Any) -> None:
+        x = self._qdq_in(n.input[0])
+        out, s, z, u8 = self._qdq_out(n)
+        opset = next(o.version for o in self.model.opset_import if o.domain in ("", "ai.onnx"))
+        self._emit_softmax(n, x, out, (s, z, u8), opset)
+
+    def _AveragePool(self, n: Any) -> None:
+        x = self._qdq_in(n.input[0])
+        out, s, z, u8 = self._qdq_out(n)
+        self._emit_avgpool(n, x, out, (s, z, u8))
 
     def _Concat(self, n: Any) -> None:
         xs = [self._qdq_in(x) for x in n.input]
@@ -431,13 +488,45 @@ class _Builder:
         x, out = self._move_io(n)
         a = self.acts[x]
         rank = len(a.onnx_shape)
-        perm = list(_attr(n, "perm", list(range(rank))[::-1]))
-        if rank == 4:
-            raise self.fail("transposing a 4-D activation is not supported")
+        perm = [int(p) for p in _attr(n, "perm", list(range(rank))[::-1])]
         q = self.tensors[a.tid].quant
         o = self.new_act(out, tuple(a.onnx_shape[p] for p in perm), q.scale, q.zero_point)
+        if rank == 4:  # both sides NHWC in the IR: compose with the layout changes
+            perm = [NCHW_TO_NHWC.index(perm[NCHW_TO_NHWC[i]]) for i in range(4)]
         pt = self.tensor(out + "/perm", (rank,), "int32", data=np.array(perm, np.int32))
         self.op("TRANSPOSE", [a.tid, pt], [o])
+
+    def _Pad(self, n: Any) -> None:
+        """Constant-mode Pad whose value is the zero point (the quantizer's form): PAD."""
+        qdq = n.input[0] not in self.acts
+        x, out = self._move_io(n)
+        a = self.acts[x]
+        q = self.tensors[a.tid].quant
+        mode = _attr(n, "mode", b"constant")
+        if mode not in (b"constant", "constant"):
+            raise self.fail(f"Pad mode {plain(str(mode))} is not supported (constant only)")
+        if len(n.input) > 3 and n.input[3]:
+            raise self.fail("Pad with axes is not supported")
+        if len(n.input) > 2 and n.input[2]:
+            v = self.init(n.input[2], "constant value").reshape(-1)[0]
+            if (
+                qdq
+                and float(v) != 0.0
+                or not qdq
+                and int(v) - (128 if v.dtype == np.uint8 else 0) != q.zp
+            ):
+                raise self.fail("Pad value other than zero (the zero point) is not supported")
+        pads = [int(p) for p in self.init(n.input[1], "pads").reshape(-1)]
+        rank = len(a.onnx_shape)
+        if len(pads) != 2 * rank or min(pads) < 0:
+            raise self.fail(f"pads {pads} do not fit a rank-{rank} input")
+        pairs = [(pads[d], pads[d + rank]) for d in range(rank)]
+        shape = tuple(a.onnx_shape[d] + b + e for d, (b, e) in enumerate(pairs))
+        if rank == 4:
+            pairs = [pairs[d] for d in NCHW_TO_NHWC]
+        o = self.new_act(out, shape, q.scale, q.zero_point)
+        pt = self.tensor(out + "/pads", (rank, 2), "int32", data=np.array(pairs, np.int32))
+        self.op("PAD", [a.tid, pt], [o])
 
     # ------------------------------------------------------------------ emitters
 
@@ -497,8 +586,13 @@ class _Builder:
         o = self.new_act(out, (*a.onnx_shape[:-1], units), *oq)
         self.op("ONNX_GEMM", ins, [o], alpha=alpha)
 
-    def _emit_add(self, n: Any, aq: tuple, bq: tuple, bconst: _Const | None, out: str,
-                  oq: tuple, u8: bool) -> None:  # fmt: skip
+    def _emit_add(
+        self, n: Any, aq: tuple, bq: tuple, bconst: _Const | None, out: str, oq: tuple, u8: bool
+    ) -> None:
+        self._emit_binary("ONNX_ADD", n, aq, bq, bconst, out, oq, u8)
+
+    def _emit_binary(self, kind: str, n: Any, aq: tuple, bq: tuple, bconst: _Const | None,
+                     out: str, oq: tuple, u8: bool) -> None:  # fmt: skip
         a = self.act(aq[0])
         if aq[1]:
             self._check_in(*aq)
@@ -523,7 +617,7 @@ class _Builder:
             if bconst.data.size != a.onnx_shape[1]:
                 raise self.fail("constant B must be a scalar or one value per channel")
         o = self.new_act(out, a.onnx_shape, *oq)
-        self.op("ONNX_ADD", [a.tid, bt], [o], uint8=u8)
+        self.op(kind, [a.tid, bt], [o], **({"uint8": u8} if kind == "ONNX_ADD" else {}))
 
     def _emit_concat(self, n: Any, xs: list[str], out: str, oq: tuple) -> None:
         """Inputs quantized differently from the output go through a rescaling table first
@@ -548,6 +642,38 @@ class _Builder:
             ins.append(r)
         ir_axis = NCHW_TO_NHWC.index(axis) if rank == 4 else axis
         self.op("CONCATENATION", ins, [o], axis=ir_axis, activation="NONE")
+
+    def _emit_unary(self, kind: str, x: str, out: str, oq: tuple, **attrs: Any) -> None:
+        a = self.act(x)
+        o = self.new_act(out, a.onnx_shape, *oq[:2])
+        self.op(kind, [a.tid], [o], **attrs)
+
+    def _emit_softmax(self, n: Any, x: str, out: str, oq: tuple, opset: int) -> None:
+        a = self.act(x)
+        rank = len(a.onnx_shape)
+        axis = int(_attr(n, "axis", 1 if opset < 13 else -1)) % max(rank, 1)
+        if rank == 4 or (axis != rank - 1 and int(np.prod(a.onnx_shape[axis + 1 :])) != 1):
+            raise self.fail("Softmax is supported along the last axis of a rank < 4 tensor")
+        self._emit_unary("ONNX_SOFTMAX", x, out, oq, uint8=bool(oq[2]))
+
+    def _emit_avgpool(self, n: Any, x: str, out: str, oq: tuple) -> None:
+        a = self.act(x)
+        if len(a.onnx_shape) != 4:
+            raise self.fail("only 2-D pooling (rank-4 tensors) is supported")
+        if _attr(n, "ceil_mode", 0) or _attr(n, "auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
+            raise self.fail("ceil_mode and auto_pad are not supported")
+        if any(d != 1 for d in _attr(n, "dilations", [1, 1])):
+            raise self.fail("dilated AveragePool is not supported")
+        kh, kw = _attr(n, "kernel_shape", [1, 1])
+        sh, sw = _attr(n, "strides", [1, 1])
+        pt, pl, pb, pr = _attr(n, "pads", [0, 0, 0, 0])
+        nb, c, h, w = a.onnx_shape
+        oh = (h + pt + pb - kh) // sh + 1
+        ow = (w + pl + pr - kw) // sw + 1
+        o = self.new_act(out, (nb, c, oh, ow), *oq[:2])
+        self.op("ONNX_AVG_POOL", [a.tid], [o], kernel=(kh, kw), stride=(sh, sw),
+                pads=(pt, pl, pb, pr), include_pad=bool(_attr(n, "count_include_pad", 0)),
+                uint8=bool(oq[2]))  # fmt: skip
 
     def _emit_gap(self, x: str, out: str, oq: tuple) -> None:
         a = self.act(x)

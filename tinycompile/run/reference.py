@@ -180,7 +180,8 @@ def require_onnxruntime() -> None:
 # where each QLinear op keeps its output zero point (its element type is the output's)
 _ORT_OUT_ZP = {
     "QuantizeLinear": 2, "QLinearConv": 7, "QLinearMatMul": 7, "QGemm": 8, "QLinearAdd": 7,
-    "QLinearGlobalAveragePool": 4, "QLinearConcat": 1,
+    "QLinearGlobalAveragePool": 4, "QLinearConcat": 1, "QLinearMul": 7, "QLinearSigmoid": 4,
+    "QLinearSoftmax": 4, "QLinearAveragePool": 4,
 }  # fmt: skip
 
 
@@ -193,16 +194,40 @@ def _quantized_value_types(model) -> dict[str, int]:
         k = _ORT_OUT_ZP.get(n.op_type)
         if k is not None and len(n.input) > k and n.input[k] in inits:
             types[n.output[0]] = inits[n.input[k]]
-        elif n.op_type in ("MaxPool", "Flatten", "Reshape", "Transpose") and n.input[0] in types:
+        elif n.op_type in ("MaxPool", "Flatten", "Reshape", "Transpose", "Pad") and (
+            n.input[0] in types
+        ):
             types[n.output[0]] = types[n.input[0]]
     return types
 
 
+def ort_session(model: str | bytes | Path, *, fuse_int8: bool = True):
+    """An onnxruntime CPU session, one thread, graph optimizations on. ``fuse_int8``: also fuse
+    int8 DQ -> op -> Q groups into onnxruntime's QLinear kernels (``session.qdqisint8allowed``):
+    the default x86-64 session fuses only the groups its s8 -> u8 rewrite reaches and runs the
+    others in float32 (docs/onnx.md)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    if fuse_int8:
+        opts.add_session_config_entry("session.qdqisint8allowed", "1")
+    src = model if isinstance(model, bytes) else str(model)
+    return ort.InferenceSession(src, opts, providers=["CPUExecutionProvider"])
+
+
 def run_onnxruntime(
-    model: str | Path, inputs: list[np.ndarray], g, *, tensor_ids: list[int] | None = None
+    model: str | Path,
+    inputs: list[np.ndarray],
+    g,
+    *,
+    tensor_ids: list[int] | None = None,
+    fuse_int8: bool = True,
 ) -> ReferenceResult:
-    """Run onnxruntime's default CPU session (graph optimizations on, so QDQ groups run as the
-    fused QLinear kernels) one sample at a time, on the float interface the quantizer leaves.
+    """Run onnxruntime's CPU session (``ort_session``: every DQ -> op -> Q group of a QDQ model
+    runs as the fused QLinear kernel, the QOperator form's arithmetic) one sample at a time, on
+    the float interface the quantizer leaves.
 
     Each int8 input (IR layout, NHWC for 4-D) is dequantized with its QuantizeLinear's own
     scale and zero point: ``(q - zp) * scale`` in float32, which that QuantizeLinear maps back
@@ -211,12 +236,11 @@ def run_onnxruntime(
     ``tensor_ids``: also return those IR tensors that are quantized values of the ONNX graph
     (made extra graph outputs; uint8 ones shifted to int8 as the IR stores them); tensors the
     frontend added (layout transposes, rescaled Concat inputs) have no ONNX twin and are left
-    out. Graph outputs come from the default session; the other intermediates from a twin
+    out. Graph outputs come from the model's own session; the other intermediates from a twin
     session with extra outputs, whose fusions may differ (a conservative check: a difference
     there shows as a layer mismatch, never as a pass)."""
     require_onnxruntime()
     import onnx
-    import onnxruntime as ort
 
     m = onnx.load(str(model))
     extra: list[tuple[int, str]] = []
@@ -231,15 +255,10 @@ def run_onnxruntime(
                 m.graph.output.append(onnx.helper.make_tensor_value_info(name, types[name], None))
                 known.add(name)
                 extra.append((tid, name))
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    sess = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+    sess = ort_session(model, fuse_int8=fuse_int8)
     # intermediates from a twin session (extra outputs could change what the optimizer fuses:
-    # the outputs themselves always come from the model's own default session)
-    twin = None
-    if extra:
-        twin = ort.InferenceSession(m.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    # the outputs themselves always come from the model's own session)
+    twin = ort_session(m.SerializeToString(), fuse_int8=fuse_int8) if extra else None
     names = [i.name for i in sess.get_inputs()]
     outs: list[list[np.ndarray]] = [[] for _ in g.outputs]
     tensors: list[dict[int, np.ndarray]] = []
