@@ -13,7 +13,7 @@ from pathlib import Path
 
 import onnx
 
-from .models import _Builder, quantize
+from .models import _Builder, act, quantize
 
 OUT = Path(__file__).resolve().parent.parent / "models" / "ops"
 
@@ -60,6 +60,7 @@ OPS: dict[str, tuple[Callable[[], tuple[onnx.ModelProto, list[int]]], bool, bool
     "onnx_gemm": (gemm, True, True),
     "onnx_add_gap": (add, False, False),
     "onnx_concat": (concat, True, False),
+    "onnx_act": (act, False, True),  # ONNX_SIGMOID, ONNX_MUL, ONNX_AVG_POOL, ONNX_SOFTMAX
 }
 
 
