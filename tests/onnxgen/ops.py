@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import onnx
 
 from .models import _Builder, act, quantize
@@ -54,13 +55,35 @@ def concat() -> tuple[onnx.ModelProto, list[int]]:
     return b.model([1, 2, 5, 5], "input", y, "onnx_concat"), [1, 2, 5, 5]
 
 
+def resize() -> tuple[onnx.ModelProto, list[int]]:
+    """ONNX_RESIZE_NEAREST: half_pixel / round_prefer_floor by scales, then align_corners /
+    round_prefer_ceil and asymmetric / floor to odd sizes."""
+    b = _Builder(25)
+    c = b.conv("input", 2, 3, 3)
+    r = b.node("Resize", [c, "", b.const("sc", np.array([1, 1, 2, 2], np.float32))])
+    sz = b.const_i64("sz", [1, 3, 9, 13])
+    r = b.node(
+        "Resize",
+        [r, "", "", sz],
+        coordinate_transformation_mode="align_corners",
+        nearest_mode="round_prefer_ceil",
+    )
+    sz = b.const_i64("sz", [1, 3, 5, 4])
+    r = b.node(
+        "Resize", [r, "", "", sz], coordinate_transformation_mode="asymmetric", nearest_mode="floor"
+    )
+    y = b.conv(r, 3, 2, 1)
+    return b.model([1, 2, 5, 4], "input", y, "onnx_resize"), [1, 2, 5, 4]
+
+
 # name -> (builder, QDQ form?, per channel?)
 OPS: dict[str, tuple[Callable[[], tuple[onnx.ModelProto, list[int]]], bool, bool]] = {
     "onnx_conv": (conv, False, True),
     "onnx_gemm": (gemm, True, True),
     "onnx_add_gap": (add, False, False),
     "onnx_concat": (concat, True, False),
-    "onnx_act": (act, False, True),  # ONNX_SIGMOID, ONNX_MUL, ONNX_AVG_POOL, ONNX_SOFTMAX
+    "onnx_act": (act, False, True),
+    "onnx_resize": (resize, True, False),  # ONNX_SIGMOID, ONNX_MUL, ONNX_AVG_POOL, ONNX_SOFTMAX
 }
 
 

@@ -496,6 +496,46 @@ class _Builder:
         pt = self.tensor(out + "/perm", (rank,), "int32", data=np.array(perm, np.int32))
         self.op("TRANSPOSE", [a.tid, pt], [o])
 
+    def _Resize(self, n: Any) -> None:
+        """Nearest-mode Resize of height and width (int8 in onnxruntime: bytes move)."""
+        x, out = self._move_io(n)
+        a = self.acts[x]
+        mode = _text(_attr(n, "mode", "nearest"))
+        if mode != "nearest":
+            raise self.fail(f"Resize mode {plain(mode)} is not supported (nearest only)")
+        ctm = _text(_attr(n, "coordinate_transformation_mode", "half_pixel"))
+        near = _text(_attr(n, "nearest_mode", "round_prefer_floor"))
+        if _attr(n, "antialias", 0) or _attr(n, "axes", None) is not None:
+            raise self.fail("Resize with antialias or axes is not supported")
+        if _text(_attr(n, "keep_aspect_ratio_policy", "stretch")) != "stretch":
+            raise self.fail("keep_aspect_ratio_policy is not supported")
+        if len(a.onnx_shape) != 4:
+            raise self.fail("only 4-D (NCHW) Resize is supported")
+        ins = list(n.input) + [""] * (4 - len(n.input))
+        if ins[3]:
+            sizes = [int(v) for v in self.init(ins[3], "sizes").reshape(-1)]
+            if len(sizes) != 4:
+                raise self.fail("sizes must have 4 values")
+            scales = [
+                float(np.float32(o) / np.float32(i))
+                for o, i in zip(sizes, a.onnx_shape, strict=True)
+            ]
+        elif ins[2]:
+            scales = [float(v) for v in self.init(ins[2], "scales").reshape(-1)]
+            if len(scales) != 4:
+                raise self.fail("scales must have 4 values")
+            sizes = [
+                int(np.floor(d * np.float32(s))) for d, s in zip(a.onnx_shape, scales, strict=True)
+            ]
+        else:
+            raise self.fail("Resize needs constant scales or sizes")
+        if sizes[:2] != list(a.onnx_shape[:2]):
+            raise self.fail("only height and width may be resized")
+        q = self.tensors[a.tid].quant
+        o = self.new_act(out, tuple(sizes), q.scale, q.zero_point)
+        self.op("ONNX_RESIZE_NEAREST", [a.tid], [o], coordinate_mode=ctm, nearest_mode=near,
+                scales=(scales[2], scales[3]))  # fmt: skip
+
     def _Pad(self, n: Any) -> None:
         """Constant-mode Pad whose value is the zero point (the quantizer's form): PAD."""
         qdq = n.input[0] not in self.acts
@@ -703,6 +743,10 @@ class _Builder:
 def _ir_shape(onnx_shape: tuple[int, ...]) -> tuple[int, ...]:
     s = tuple(int(d) for d in onnx_shape)
     return tuple(s[i] for i in NCHW_TO_NHWC) if len(s) == 4 else s
+
+
+def _text(v: Any) -> str:
+    return v.decode("ascii", "replace") if isinstance(v, bytes) else str(v)
 
 
 def _attr(n: Any, name: str, default: Any) -> Any:

@@ -194,7 +194,7 @@ def _quantized_value_types(model) -> dict[str, int]:
         k = _ORT_OUT_ZP.get(n.op_type)
         if k is not None and len(n.input) > k and n.input[k] in inits:
             types[n.output[0]] = inits[n.input[k]]
-        elif n.op_type in ("MaxPool", "Flatten", "Reshape", "Transpose", "Pad") and (
+        elif n.op_type in ("MaxPool", "Flatten", "Reshape", "Transpose", "Pad", "Resize") and (
             n.input[0] in types
         ):
             types[n.output[0]] = types[n.input[0]]
