@@ -86,3 +86,10 @@ def test_missing_external_data(tmp_path: Path) -> None:
     (tmp_path / "weights.bin").unlink()
     line = _refusal(path)
     assert "external data file 'weights.bin'" in line and "missing" in line, line
+
+
+def test_dynamic_quantization(tmp_path: Path) -> None:
+    m = ties()
+    m.graph.node[3].op_type = "MatMulInteger"
+    line = _refusal(_save(m, tmp_path / "dyn_q.onnx"))
+    assert "op #3 MatMulInteger" in line and "quantize_dynamic" in line, line

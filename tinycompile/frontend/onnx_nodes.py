@@ -36,6 +36,7 @@ MOVES = {
     "Pad",
 }  # int8 as they are (no requantization)
 NCHW_TO_NHWC = (0, 2, 3, 1)
+DYNAMIC = {"MatMulInteger", "ConvInteger", "DynamicQuantizeLinear", "DynamicQuantizeMatMul"}
 
 
 @dataclass
@@ -162,6 +163,9 @@ class _Builder:
                 inputs.append(self._graph_input(n, floats[n.input[0]]))
                 continue
             handler = getattr(self, "_" + n.op_type, None)
+            if n.op_type in DYNAMIC:
+                raise self.fail("dynamic quantization (quantize_dynamic) is not supported:"
+                                " quantize with quantize_static")  # fmt: skip
             if handler is None:
                 if n.op_type in FLOAT_OPS or n.op_type in MOVES:
                     raise self.fail(
