@@ -68,6 +68,14 @@ def test_host_bit_exact(onnx_models: dict[str, Path], model: str) -> None:
     _compare(onnx_models[model], n=50 if model.startswith("ties") else 20)
 
 
+def test_qdq_activations_every_value(onnx_models: dict[str, Path]) -> None:
+    """DQ -> Relu -> Q, DQ -> Clip -> Q and DQ -> Q left by the quantizer, on all 256 values."""
+    path = onnx_models["qdq_act"]
+    assert [o.kind for o in api.plan(path).graph.ops] == ["ONNX_REQUANT"] * 3
+    r = api.compare(path, inputs=[np.arange(-128, 128, dtype=np.int8).reshape(4, 64)])
+    assert r.ok and len(r.layers) == 3, str(r)
+
+
 def test_both_forms_lower_alike(onnx_models: dict[str, Path]) -> None:
     """QOperator and QDQ forms of one network become the same IR ops (the QDQ groups fused)."""
     for name in CALIBRATED:

@@ -63,10 +63,50 @@ def ties(dtype: type = np.int8) -> onnx.ModelProto:
     return m
 
 
+def qdq_act() -> onnx.ModelProto:
+    """QDQ chains the quantizer leaves when it cannot fold an activation: DQ -> Relu -> Q (the
+    output zero point above the minimum, so the Relu matters), DQ -> Clip -> Q, and a bare
+    DQ -> Q changing the parameters."""
+
+    def f32(v: float) -> np.ndarray:
+        return np.array(v, np.float32)
+
+    def i8(v: int) -> np.ndarray:
+        return np.array(v, np.int8)
+
+    inits = [
+        _c("s0", f32(0.05)), _c("z0", i8(3)), _c("s1", f32(0.03)), _c("z1", i8(-100)),
+        _c("lo", f32(-0.5)), _c("hi", f32(0.7)), _c("s2", f32(0.004)), _c("z2", i8(-10)),
+        _c("s3", f32(0.0061)), _c("z3", i8(5)),
+    ]  # fmt: skip
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s0", "z0"], ["q0"]),
+        helper.make_node("DequantizeLinear", ["q0", "s0", "z0"], ["d0"]),
+        helper.make_node("Relu", ["d0"], ["r"]),
+        helper.make_node("QuantizeLinear", ["r", "s1", "z1"], ["q1"]),
+        helper.make_node("DequantizeLinear", ["q1", "s1", "z1"], ["d1"]),
+        helper.make_node("Clip", ["d1", "lo", "hi"], ["c"]),
+        helper.make_node("QuantizeLinear", ["c", "s2", "z2"], ["q2"]),
+        helper.make_node("DequantizeLinear", ["q2", "s2", "z2"], ["d2"]),
+        helper.make_node("QuantizeLinear", ["d2", "s3", "z3"], ["q3"]),
+        helper.make_node("DequantizeLinear", ["q3", "s3", "z3"], ["y"]),
+    ]
+    g = helper.make_graph(
+        nodes,
+        "qdq_act",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
 def build_handmade(out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     made = {}
-    for name, m in (("ties", ties()), ("ties_u8", ties(np.uint8))):
+    for name, m in (("ties", ties()), ("ties_u8", ties(np.uint8)), ("qdq_act", qdq_act())):
         p = out / f"{name}.onnx"
         onnx.save(m, p)
         made[name] = p

@@ -123,8 +123,14 @@ class Core:
         self.dq[n.output[0]] = n.input[0]
 
     def _QuantizeLinear(self, n: Any) -> None:
-        raise self.fail("a QuantizeLinear that is not a graph input's nor closes a quantized"
-                        " op (requantizing a dequantized tensor) is not supported")  # fmt: skip
+        """A QuantizeLinear of a dequantized activation (DQ -> Q): new parameters, a table."""
+        if n.input[0] not in self.dq:
+            raise self.fail("a QuantizeLinear of a float tensor that is neither a graph input"
+                            " nor a quantized op's result is not supported")  # fmt: skip
+        s, z, _ = self.qparams(n.input[1], n.input[2] if len(n.input) > 2 else None)
+        a = self.act(self.dq[n.input[0]])
+        o = self.new_act(n.output[0], a.onnx_shape, s, z)
+        self.op("ONNX_REQUANT", [a.tid], [o])
 
     def _qdq_out(self, n: Any) -> tuple[str, np.ndarray, np.ndarray, bool]:
         """The QuantizeLinear closing a float node: its output name and parameters."""

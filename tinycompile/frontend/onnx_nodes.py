@@ -32,7 +32,7 @@ from .onnx_model import QUANTIZED_OPS, plain
 from .onnx_moves import Moves
 
 FLOAT_OPS = {"Conv", "Gemm", "MatMul", "Add", "Mul", "GlobalAveragePool", "AveragePool", "Concat",
-             "Sigmoid", "Softmax"}  # fmt: skip
+             "Sigmoid", "Softmax", "Relu", "Clip"}  # fmt: skip
 MOVES = {"MaxPool", "Flatten", "Reshape", "Transpose", "Pad", "Resize"}  # int8 as they are
 DYNAMIC = {"MatMulInteger", "ConvInteger", "DynamicQuantizeLinear", "DynamicQuantizeMatMul"}
 
@@ -232,6 +232,32 @@ class _Builder(Emitters, Moves):
         x = self._qdq_in(n.input[0])
         out, s, z, _ = self._qdq_out(n)
         self._emit_gap(x, out, (s, z))
+
+    def _Relu(self, n: Any) -> None:
+        """DQ -> Relu -> Q the quantizer did not fold: a table (float max with 0)."""
+        self._clamp(n, 0.0, None)
+
+    def _Clip(self, n: Any) -> None:
+        """DQ -> Clip -> Q the quantizer did not fold: a table (float clamp)."""
+        lo, hi = attr_of(n, "min", None), attr_of(n, "max", None)
+        for k, name in ((1, "min"), (2, "max")):
+            if len(n.input) > k and n.input[k]:
+                v = self.inits.get(n.input[k])
+                if v is None:
+                    c = self.consts.get(n.input[k])
+                    if c is None:
+                        raise self.fail(f"Clip {name} must be a constant")
+                    v = (c.data - c.zp[0]).astype(np.float32) * c.scale[0]
+                value = float(np.asarray(v, np.float32).reshape(-1)[0])
+                lo, hi = (value, hi) if k == 1 else (lo, value)
+        self._clamp(n, lo, hi)
+
+    def _clamp(self, n: Any, lo: float | None, hi: float | None) -> None:
+        x = self._qdq_in(n.input[0])
+        out, s, z, _ = self._qdq_out(n)
+        a = self.act(x)
+        o = self.new_act(out, a.onnx_shape, s, z)
+        self.op("ONNX_REQUANT", [a.tid], [o], clip=(lo, hi))
 
     def _Mul(self, n: Any) -> None:
         a = self._qdq_in(n.input[0])

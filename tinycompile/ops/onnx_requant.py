@@ -9,7 +9,10 @@ ONNX_REQUANT: an int8 -> int8 change of scale and zero point through a 256-entry
 onnxruntime's QLinearConcat rescales an input whose parameters differ from the output's
 (``QlinearBuildLookupTable`` with the identity): each value dequantized in float32,
 ``x_scale * (q - x_zp)``, then quantized as MLAS's ``MlasQuantizeLinear`` does: divided by
-``y_scale`` in float32, rounded half to even, saturated, plus ``y_zp``. Kernel: ``tc_lut_s8``.
+``y_scale`` in float32, rounded half to even, saturated, plus ``y_zp``. The same table serves a
+QuantizeLinear of a dequantized tensor (DQ -> Q: a change of parameters) and a float Relu or Clip
+left between a DequantizeLinear and a QuantizeLinear (attribute ``clip``: the float bounds,
+applied after dequantizing, as onnxruntime's float Relu / Clip). Kernel: ``tc_lut_s8``.
 """
 
 from __future__ import annotations
@@ -76,10 +79,17 @@ def scales_array(op: Op, scales: np.ndarray, units: int) -> np.ndarray:
     return s
 
 
-def requant_lut(xs: float, xz: int, ys: float, yz: int) -> np.ndarray:
-    """The table, indexed by the input's bit pattern (``lut[q & 0xFF]``)."""
+def requant_lut(
+    xs: float, xz: int, ys: float, yz: int, lo: float | None = None, hi: float | None = None
+) -> np.ndarray:
+    """The table, indexed by the input's bit pattern (``lut[q & 0xFF]``); ``lo`` / ``hi``: a
+    float Relu or Clip between the DequantizeLinear and the QuantizeLinear."""
     q = np.arange(-128, 128, dtype=np.int64)
     x = F32(xs) * (q - xz).astype(F32)
+    if lo is not None:
+        x = np.maximum(x, F32(lo))
+    if hi is not None:
+        x = np.minimum(x, F32(hi))
     y = np.clip(np.rint(x / F32(ys)).astype(np.int64) + yz, -128, 127).astype(np.int8)
     lut = np.empty(256, np.int8)
     lut[q & 0xFF] = y
@@ -98,7 +108,9 @@ class OnnxRequantOp(Operator):
 
     def prepare(self, op: Op, g: Graph) -> OnnxLut:
         x, y = io_int8(op, g)
-        return OnnxLut(macs=y.size, lut=requant_lut(x.quant.s, x.quant.zp, y.quant.s, y.quant.zp))
+        lo, hi = op.attrs.get("clip", (None, None))
+        lut = requant_lut(x.quant.s, x.quant.zp, y.quant.s, y.quant.zp, lo, hi)
+        return OnnxLut(macs=y.size, lut=lut)
 
     def lower(self, op: Op, g: Graph, d: OnnxLut, ctx: LowerCtx, choice: Choice) -> str:
         return lut_call(op, g, ctx, d.lut)
