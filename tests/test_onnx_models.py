@@ -27,9 +27,10 @@ HOST = ["cnn_qop", "cnn_qdq_pc", "mlp_qop_pc", "mlp_qdq", "grouped_qop_pc", "gro
         "mix_qop", "mix_qdq_pc", "act_qop", "act_qdq_pc", "ties", "ties_u8", "cnn_u8"]  # fmt: skip
 if os.environ.get("TC_ONNX_FULL"):
     HOST += [f"{m}_{v}" for m in CALIBRATED for v in VARIANTS if f"{m}_{v}" not in HOST]
+    HOST += ["cnn_u8_qdq"]
 EMULATED = ["cnn_qdq_pc", "mlp_qop_pc", "mix_qdq", "act_qdq", "ties_u8"]
 if os.environ.get("TC_ONNX_FULL"):
-    EMULATED += ["cnn_qop", "mlp_qdq", "grouped_qop_pc", "ties", "cnn_u8"]
+    EMULATED += ["cnn_qop", "mlp_qdq", "grouped_qop_pc", "ties", "cnn_u8", "cnn_u8_qdq"]
 
 
 @pytest.fixture(scope="session")

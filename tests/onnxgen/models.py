@@ -222,10 +222,11 @@ def build_all(out: Path, names: list[str] | None = None) -> dict[str, Path]:
             dst = out / f"{name}_{var}.onnx"
             quantize(fp, dst, shape, qdq=qdq, per_channel=pc)
             made[f"{name}_{var}"] = dst
-        if name == "cnn":  # uint8 activations (int8 weights)
-            dst = out / "cnn_u8.onnx"
-            quantize(fp, dst, shape, qdq=False, per_channel=True, u8=True)
-            made["cnn_u8"] = dst
+        if name == "cnn":  # uint8 activations (int8 weights), both forms
+            for tag, qdq in (("cnn_u8", False), ("cnn_u8_qdq", True)):
+                dst = out / f"{tag}.onnx"
+                quantize(fp, dst, shape, qdq=qdq, per_channel=True, u8=True)
+                made[tag] = dst
     return made
 
 
