@@ -24,11 +24,12 @@ VARIANTS = ["qop", "qop_pc", "qdq", "qdq_pc"]
 # Every model and form, per-tensor and per-channel, on the host; TC_ONNX_FULL=1 runs the other
 # half of the matrix too (each build costs seconds; the default keeps the suite's time small).
 HOST = ["cnn_qop", "cnn_qdq_pc", "mlp_qop_pc", "mlp_qdq", "grouped_qop_pc", "grouped_qdq",
-        "mix_qop", "mix_qdq_pc", "act_qop", "act_qdq_pc", "ties", "ties_u8", "cnn_u8"]  # fmt: skip
+        "mix_qop", "mix_qdq_pc", "act_qop", "act_qdq_pc", "ties", "ties_u8", "cnn_u8",
+        "wide"]  # fmt: skip
 if os.environ.get("TC_ONNX_FULL"):
     HOST += [f"{m}_{v}" for m in CALIBRATED for v in VARIANTS if f"{m}_{v}" not in HOST]
     HOST += ["cnn_u8_qdq"]
-EMULATED = ["cnn_qdq_pc", "mlp_qop_pc", "mix_qdq", "act_qdq", "ties_u8"]
+EMULATED = ["cnn_qdq_pc", "mlp_qop_pc", "mix_qdq", "act_qdq", "ties_u8", "wide"]
 if os.environ.get("TC_ONNX_FULL"):
     EMULATED += ["cnn_qop", "mlp_qdq", "grouped_qop_pc", "ties", "cnn_u8", "cnn_u8_qdq"]
 
@@ -55,9 +56,18 @@ def calibrated_inputs(g: Graph, n: int, seed: int = 5) -> list[np.ndarray]:
     return xs
 
 
+def wide_inputs(n: int) -> list[np.ndarray]:
+    """Inputs of the ``wide`` model: half of them large and positive, so that accumulators pass
+    2^24 (float(acc) rounds) and land on ties."""
+    rng = np.random.default_rng(3)
+    hi = rng.integers(60, 128, (n - n // 2, 2048))
+    return [np.concatenate([hi, rng.integers(-128, 128, (n // 2, 2048))]).astype(np.int8)]
+
+
 def _compare(path: Path, board: str = "host", n: int = 20):
     p = api.plan(path)
-    r = api.compare(path, board=board, inputs=calibrated_inputs(p.graph, n))
+    xs = wide_inputs(n) if path.stem == "wide" else calibrated_inputs(p.graph, n)
+    r = api.compare(path, board=board, inputs=xs)
     assert r.ok, str(r)
     out = r.result.outputs[0]
     assert len(np.unique(out)) > 4, f"degenerate outputs {np.unique(out)}"

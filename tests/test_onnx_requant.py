@@ -2,7 +2,8 @@
 against onnxruntime's arithmetic modelled in numpy (float32 product, round half to even,
 saturate): two million random and edge-case accumulators and scales, ties included, on the
 host. The same C runs in QEMU on Cortex-M7 (FPU) and Cortex-M0+ (soft float) through
-tests/test_onnx_models.py's emulator tests, whose tie models land on halves."""
+tests/test_onnx_models.py's emulator tests: the ``ties_u8`` model lands on halves, and ``wide``
+has accumulators beyond 2^24 (where float(acc) itself rounds) with power-of-two scales."""
 
 from __future__ import annotations
 

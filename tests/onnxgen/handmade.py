@@ -63,6 +63,36 @@ def ties(dtype: type = np.int8) -> onnx.ModelProto:
     return m
 
 
+def wide() -> onnx.ModelProto:
+    """QLinearMatMul over 2048 values whose accumulators pass 2^24 (so ``float(acc)`` rounds),
+    with power-of-two scales (ties) and an odd one."""
+    rng = np.random.default_rng(12)
+    b = rng.integers(100, 128, (2048, 8)) * np.array([1, -1, 1, -1, 1, -1, 1, -1])
+    inits = [
+        _c("xs", np.array(0.5, np.float32)), _c("xz", np.array(-20, np.int8)),
+        _c("b", b.astype(np.int8)),
+        _c("bs", np.array([2.0**-16, 2.0**-17, 2.0**-15, 0.3e-5, 2.0**-16, 2.0**-14, 1e-5,
+                           2.0**-16], np.float32)),
+        _c("bz", np.zeros(8, np.int8)),
+        _c("ys", np.array(2.0, np.float32)), _c("yz", np.array(-3, np.int8)),
+    ]  # fmt: skip
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("QLinearMatMul", ["xq", "xs", "xz", "b", "bs", "bz", "ys", "yz"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"]),
+    ]
+    g = helper.make_graph(
+        nodes,
+        "wide",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2048])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
 def qdq_act() -> onnx.ModelProto:
     """QDQ chains the quantizer leaves when it cannot fold an activation: DQ -> Relu -> Q (the
     output zero point above the minimum, so the Relu matters), DQ -> Clip -> Q, and a bare
@@ -106,7 +136,12 @@ def qdq_act() -> onnx.ModelProto:
 def build_handmade(out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     made = {}
-    for name, m in (("ties", ties()), ("ties_u8", ties(np.uint8)), ("qdq_act", qdq_act())):
+    for name, m in (
+        ("ties", ties()),
+        ("ties_u8", ties(np.uint8)),
+        ("qdq_act", qdq_act()),
+        ("wide", wide()),
+    ):
         p = out / f"{name}.onnx"
         onnx.save(m, p)
         made[name] = p
