@@ -79,6 +79,30 @@ def test_host_bit_exact(onnx_models: dict[str, Path], model: str) -> None:
     _compare(onnx_models[model], n=50 if model.startswith("ties") else 20)
 
 
+def all_pairs() -> list[np.ndarray]:
+    """Every (a, b) int8 pair, as 16 samples of the ``binary`` models' two 64 x 64 inputs."""
+    a = np.repeat(np.arange(-128, 128), 256).astype(np.int8).reshape(16, 64, 64)
+    b = np.tile(np.arange(-128, 128), 256).astype(np.int8).reshape(16, 64, 64)
+    return [a, b]
+
+
+@pytest.mark.parametrize("name", ["binary", "binary_u8"])
+def test_add_mul_every_pair(onnx_models: dict[str, Path], name: str) -> None:
+    """QLinearAdd (MLAS's fused multiply-adds), QLinearMul and a scalar-B QLinearAdd on all
+    65536 input pairs, on the host."""
+    r = api.compare(onnx_models[name], inputs=all_pairs())
+    assert r.ok, str(r)
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize("board", ["stm32f746", "samd21"])
+def test_add_mul_every_pair_emulated(onnx_models: dict[str, Path], board: str) -> None:
+    """The same in QEMU: a hardware fused multiply-add on the M7, its exact double emulation
+    on the M0+."""
+    r = api.compare(onnx_models["binary"], board=board, inputs=all_pairs())
+    assert r.ok, str(r)
+
+
 def test_qdq_activations_every_value(onnx_models: dict[str, Path]) -> None:
     """DQ -> Relu -> Q, DQ -> Clip -> Q and DQ -> Q left by the quantizer, on all 256 values."""
     path = onnx_models["qdq_act"]

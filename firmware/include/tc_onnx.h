@@ -59,12 +59,13 @@ typedef struct {
 
 void tc_onnx_gap_s8(const tc_onnx_gap_params_t *p, const int8_t *in, int8_t *out);
 
-/* QLinearAdd as MLAS's x86 kernel: ((fixed + A * ratio_a) + B * ratio_b), rounded half to
- * even, saturated; fixed = zp_c - (ratio_a * zp_a + ratio_b * zp_b). A scalar b (b_size 1) is
- * folded into fixed first, as MLAS does. b repeats every b_size elements (a trailing
- * broadcast). A = a + in_off, B = b + in_off: the model's values (uint8 models are stored as
- * int8 minus 128: in_off 128); the result is clamped to [lo, hi] (the model's type) and
- * out_off added (-128 for uint8). */
+/* QLinearAdd as MLAS's x86-64 AVX2 kernel: fma(A, ratio_a, fma(B, ratio_b, fixed)), each a
+ * fused multiply-add rounded once, then rounded half to even and saturated (fixed = zp_c -
+ * fma(ratio_a, zp_a, ratio_b * zp_b), computed at compile time). A one-element B (b_size 1) or
+ * one repeating every b_size elements (a trailing broadcast) takes the same formula, as MLAS
+ * does for a B that is scalar over a span. A = a + in_off, B = b + in_off: the model's values
+ * (uint8 models are stored as int8 minus 128: in_off 128); the result is clamped to [lo, hi]
+ * (the model's type) and out_off added (-128 for uint8). */
 typedef struct {
     int32_t size, b_size;
     float ratio_a, ratio_b, fixed;

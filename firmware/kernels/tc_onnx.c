@@ -113,21 +113,43 @@ void tc_onnx_gap_s8(const tc_onnx_gap_params_t *p, const int8_t *in, int8_t *out
     }
 }
 
+/* a * r + t rounded once to float32 (a fused multiply-add) for a small integer a (|a| < 2^8,
+ * so a * r is exact in double). With a hardware FMA, the instruction; otherwise the double sum
+ * and its exact error (TwoSum), the error deciding the one case the double rounding can get
+ * wrong: a double sum exactly halfway between two floats. */
+static float tc_onnx_fma_small(int32_t a, float r, float t)
+{
+#if defined(__FP_FAST_FMAF)
+    return __builtin_fmaf((float)a, r, t);
+#else
+    const double p = (double)a * (double)r, td = (double)t;
+    const double s = p + td;
+    const double z = s - p;
+    const double lo = (p - (s - z)) + (td - z); /* s + lo == p + t exactly */
+    float f = (float)s;
+    if (lo != 0.0 && f != 0.0f && (double)f != s) {
+        uint32_t bits;
+        float g;
+        memcpy(&bits, &f, sizeof bits);
+        /* g: the float on the other side of s */
+        bits = ((double)f < s) == !(bits >> 31) ? bits + 1u : bits - 1u;
+        memcpy(&g, &bits, sizeof g);
+        if ((double)f + (double)g == 2.0 * s && (lo > 0.0) == ((double)g > (double)f)) {
+            f = g; /* s was a tie; the exact value lies beyond it, on g's side */
+        }
+    }
+    return f;
+#endif
+}
+
 void tc_onnx_add_s8(const tc_onnx_add_params_t *p, const int8_t *a, const int8_t *b,
                     int8_t *out)
 {
     const int32_t off = p->in_off;
     int32_t i, j = 0;
-    if (p->b_size == 1) {
-        const float fixed = p->fixed + (float)(b[0] + off) * p->ratio_b;
-        for (i = 0; i < p->size; i++) {
-            const float v = fixed + (float)(a[i] + off) * p->ratio_a;
-            out[i] = (int8_t)(tc_onnx_round_clamp(v, p->lo, p->hi) + p->out_off);
-        }
-        return;
-    }
     for (i = 0; i < p->size; i++) {
-        const float v = (p->fixed + (float)(a[i] + off) * p->ratio_a) + (float)(b[j] + off) * p->ratio_b;
+        const float t = tc_onnx_fma_small(b[j] + off, p->ratio_b, p->fixed);
+        const float v = tc_onnx_fma_small(a[i] + off, p->ratio_a, t);
         out[i] = (int8_t)(tc_onnx_round_clamp(v, p->lo, p->hi) + p->out_off);
         if (++j == p->b_size) {
             j = 0;

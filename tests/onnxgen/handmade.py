@@ -63,6 +63,52 @@ def ties(dtype: type = np.int8) -> onnx.ModelProto:
     return m
 
 
+def binary(dtype: type = np.int8) -> onnx.ModelProto:
+    """QLinearAdd and QLinearMul of two graph inputs of 4096 values (16 samples feed every
+    pair), and QLinearAdd of a one-value constant (onnxruntime's scalar-B path). The Add's scales make 117
+    of the pairs depend on MLAS's fused multiply-adds (an unfused float formula differs there)."""
+    off = 128 if dtype == np.uint8 else 0
+
+    def zp(v: int) -> np.ndarray:
+        return np.array(v + off, dtype)
+
+    def sc(v: float) -> np.ndarray:
+        return np.array(v, np.float32)
+
+    inits = [
+        _c("as", sc(0.0144)), _c("az", zp(11)), _c("bs", sc(0.0209)), _c("bz", zp(-5)),
+        _c("cs", sc(0.0094)), _c("cz", zp(-4)), _c("ms", sc(0.113)), _c("mz", zp(-20)),
+        _c("k", zp(77)), _c("ks", sc(0.0093)), _c("kz", zp(-1)), _c("ss", sc(0.0219)),
+        _c("sz", zp(6)),
+    ]  # fmt: skip
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x1", "as", "az"], ["a"]),
+        helper.make_node("QuantizeLinear", ["x2", "bs", "bz"], ["b"]),
+        helper.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "cs", "cz"], ["c"],
+                         domain=MS),
+        helper.make_node("QLinearMul", ["a", "as", "az", "b", "bs", "bz", "ms", "mz"], ["m"],
+                         domain=MS),
+        helper.make_node("QLinearAdd", ["a", "as", "az", "k", "ks", "kz", "ss", "sz"], ["s"],
+                         domain=MS),
+        helper.make_node("DequantizeLinear", ["c", "cs", "cz"], ["yc"]),
+        helper.make_node("DequantizeLinear", ["m", "ms", "mz"], ["ym"]),
+        helper.make_node("DequantizeLinear", ["s", "ss", "sz"], ["ys"]),
+    ]  # fmt: skip
+    shape = [1, 64, 64]
+    g = helper.make_graph(
+        nodes,
+        "binary",
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, shape) for x in ("x1", "x2")],
+        [helper.make_tensor_value_info(y, TensorProto.FLOAT, None) for y in ("yc", "ym", "ys")],
+        inits,
+    )
+    m = helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)]
+    )
+    m.ir_version = 8
+    return m
+
+
 def wide() -> onnx.ModelProto:
     """QLinearMatMul over 2048 values whose accumulators pass 2^24 (so ``float(acc)`` rounds),
     with power-of-two scales (ties) and an odd one."""
@@ -141,6 +187,8 @@ def build_handmade(out: Path) -> dict[str, Path]:
         ("ties_u8", ties(np.uint8)),
         ("qdq_act", qdq_act()),
         ("wide", wide()),
+        ("binary", binary()),
+        ("binary_u8", binary(np.uint8)),
     ):
         p = out / f"{name}.onnx"
         onnx.save(m, p)

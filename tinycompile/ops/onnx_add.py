@@ -1,10 +1,13 @@
-"""ONNX_ADD: onnxruntime's QLinearAdd (and a fused QDQ Add) on int8, as MLAS's x86 kernel
-computes it in float32: ``ratio_a = a_scale / c_scale``, ``ratio_b = b_scale / c_scale``,
-``fixed = zp_c - (ratio_a * zp_a + ratio_b * zp_b)``, then per element
-``(fixed + a * ratio_a) + b * ratio_b`` rounded half to even and saturated (a one-element B is
-folded into ``fixed`` first). A uint8 model (attribute ``uint8``, stored as int8 - 128) gets
-its own values back (+128) and its own saturation. B may repeat along the trailing elements (a
-suffix broadcast). Kernel: ``tc_onnx_add_s8`` (firmware/kernels/tc_onnx.c)."""
+"""ONNX_ADD: onnxruntime's QLinearAdd (and a fused QDQ Add) on int8, as MLAS's x86-64 AVX2
+kernel (qladd_avx2.cpp, built with FMA) computes it in float32: ``ratio_a = a_scale / c_scale``,
+``ratio_b = b_scale / c_scale``, ``fixed = zp_c - fma(ratio_a, zp_a, ratio_b * zp_b)`` (the
+compiler fuses that multiply-add), then per element ``fma(a, ratio_a, fma(b, ratio_b, fixed))``
+rounded half to even and saturated; a B that is one value (over the whole tensor or over a span,
+as onnxruntime's broadcasting calls it) takes the same formula. Checked against onnxruntime on
+all 65536 input pairs (tests/onnxgen/handmade.py ``binary``). A uint8 model (attribute
+``uint8``, stored as int8 - 128) gets its own values back (+128) and its own saturation. B may
+repeat along the trailing elements (a suffix broadcast). Kernel: ``tc_onnx_add_s8``
+(firmware/kernels/tc_onnx.c)."""
 
 from __future__ import annotations
 
@@ -14,13 +17,14 @@ from ..ir import Graph, Op
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, out, require_int8
 from .onnx_requant import F32
+from .onnx_sigmoid import fma32
 
 
 def add_params(sa: float, za: int, sb: float, zb: int, sc: float, zc: int) -> dict[str, float]:
     """The kernel's three float32 constants, computed as MLAS does."""
     ra = F32(sa) / F32(sc)
     rb = F32(sb) / F32(sc)
-    fixed = F32(zc) - (ra * F32(za) + rb * F32(zb))
+    fixed = F32(zc) - fma32(ra, F32(za), F32(rb * F32(zb)))
     return {"ratio_a": float(ra), "ratio_b": float(rb), "fixed": float(fixed)}
 
 
