@@ -65,8 +65,9 @@ def ties(dtype: type = np.int8) -> onnx.ModelProto:
 
 def binary(dtype: type = np.int8) -> onnx.ModelProto:
     """QLinearAdd and QLinearMul of two graph inputs of 4096 values (16 samples feed every
-    pair), and QLinearAdd of a one-value constant (onnxruntime's scalar-B path). The Add's scales make 117
-    of the pairs depend on MLAS's fused multiply-adds (an unfused float formula differs there)."""
+    pair), and QLinearAdd of a one-value constant (onnxruntime's scalar-B path). The Add's
+    scales make 117 of the pairs depend on MLAS's fused multiply-adds (an unfused float formula
+    differs there)."""
     off = 128 if dtype == np.uint8 else 0
 
     def zp(v: int) -> np.ndarray:
