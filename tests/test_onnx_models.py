@@ -1,8 +1,9 @@
 """Issue 13: quantized ONNX models (onnxruntime's quantizer, QOperator and QDQ forms, per-tensor
 and per-channel weights: a CNN with depthwise and a residual add, an MLP in PyTorch layout,
-grouped convolutions, a Concat of three scales after Relu and Clip, Sigmoid / Mul / AveragePool /
-Pad / Transpose / Softmax; hand-made tie and uint8
-models) compiled, run on the host and in QEMU, and compared with onnxruntime bit for bit.
+grouped convolutions, a Concat of different scales after Relu, Clip and Sigmoid, and Sigmoid /
+Mul / AveragePool / Pad / Transpose / Softmax; hand-made tie, uint8, wide-accumulator, all-pairs
+Add/Mul and QDQ-activation models) compiled, run on the host and in QEMU, and compared with
+onnxruntime bit for bit, outputs and every layer.
 
 Models are built at test time (tests/onnxgen) into a session-scoped temporary folder. Inputs are
 quantized normal samples (what the models were calibrated on), so activations stay alive.
@@ -121,7 +122,8 @@ def test_both_forms_lower_alike(onnx_models: dict[str, Path]) -> None:
     cnn = [o.kind for o in api.plan(onnx_models["cnn_qdq"]).graph.ops]
     assert cnn.count("ONNX_CONV") == 4 and "ONNX_ADD" in cnn and "MAX_POOL_2D" in cnn
     mix = [o.kind for o in api.plan(onnx_models["mix_qdq"]).graph.ops]
-    assert mix.count("ONNX_REQUANT") == 3 and "CONCATENATION" in mix  # three scales, one output
+    assert mix.count("ONNX_REQUANT") >= 2 and "CONCATENATION" in mix  # rescaled inputs
+    assert "ONNX_SIGMOID" in mix
 
 
 @pytest.mark.qemu

@@ -127,13 +127,13 @@ def grouped() -> tuple[onnx.ModelProto, list[int]]:
 
 def mix() -> tuple[onnx.ModelProto, list[int]]:
     """Concat (along channels) of branches quantized at different scales: a Conv + Relu, a
-    Conv + Clip(0, 6) on a doubled input, and a strided-free 1x1 Conv; then a 1x1 Conv."""
+    Conv + Clip(0, 6), and a 1x1 Conv + Sigmoid; then a 1x1 Conv."""
     b = _Builder(4)
     x = "input"
     r = b.node("Relu", [b.conv(x, 3, 4, 3)])
     lo, hi = b.const("lo", np.array(0.0)), b.const("hi", np.array(6.0))
     c = b.node("Clip", [b.conv(x, 3, 4, 3), lo, hi])
-    p = b.conv(x, 3, 2, 1)
+    p = b.node("Sigmoid", [b.conv(x, 3, 2, 1)])
     cat = b.node("Concat", [r, c, p], axis=1)
     y = b.conv(cat, 10, 6, 1)
     return b.model([1, 3, 8, 8], x, y, "mix"), [1, 3, 8, 8]
