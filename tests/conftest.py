@@ -36,7 +36,8 @@ TFLM_CRASHES = {"dwconv_nobias"}
 
 def op_models(*, tflm: bool = False) -> list[Path]:
     skip = REFUSED | (TFLM_CRASHES if tflm else set())
-    return sorted(p for p in (MODELS / "ops").glob("*.tflite") if p.stem not in skip)
+    ops = [*(MODELS / "ops").glob("*.tflite"), *(MODELS / "ops").glob("*.onnx")]
+    return sorted(p for p in ops if p.stem not in skip)
 
 
 @pytest.fixture

@@ -19,6 +19,14 @@ def load_model(path: str | Path) -> Graph:
         from .tflite import read_tflite
 
         return read_tflite(data, source=str(p))
+    from .onnx_model import is_onnx
+
+    if is_onnx(data):
+        from .onnx_model import read_onnx
+
+        return read_onnx(data, source=str(p))
     raise CompileError(
-        "not a TFLite flatbuffer (missing 'TFL3' identifier); supported: .tflite", source=str(p)
+        "not a TFLite flatbuffer (missing 'TFL3' identifier) nor an ONNX model; supported:"
+        " .tflite, .onnx",
+        source=str(p),
     )

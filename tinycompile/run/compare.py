@@ -15,7 +15,15 @@ from .host import run_host
 from .inputs import make_inputs
 from .ioformat import Refusal, RunResult
 from .profile import profile_of
-from .reference import ReferenceResult, TflmRefusal, require_reference, run_tflm
+from .reference import (
+    ReferenceResult,
+    TflmRefusal,
+    is_onnx_model,
+    require_onnxruntime,
+    require_reference,
+    run_onnxruntime,
+    run_tflm,
+)
 
 
 @dataclass
@@ -94,7 +102,11 @@ def compare_plan(
     """Generate ``model`` (planned: ``p``) for ``board``, run it, compare bit for bit with TFLM.
 
     ``portable`` (a board's emulator build): kernels on their portable C paths only."""
-    require_reference()  # before a build that could not be compared
+    onnx_model = is_onnx_model(model)
+    if onnx_model:  # onnxruntime is the reference
+        require_onnxruntime()
+    else:
+        require_reference()  # before a build that could not be compared
     g = p.graph
     xs = inputs if inputs is not None else make_inputs(g, n, seed)
     steps = [p.lowering.ops[i].op for i in p.order]
@@ -108,7 +120,10 @@ def compare_plan(
     prof = profile_of(res, p) if res.emulator is not None and ticked else None
     build_text = str(res.firmware.size) if res.firmware is not None else ""
     tids = [op.outputs[0] for op in steps] + sorted(p.state) if layers else None
-    ref = run_tflm(model, xs, tensor_ids=tids, n_outputs=len(g.outputs), stop_on_refusal=True)
+    if onnx_model:
+        ref = run_onnxruntime(model, xs, g, tensor_ids=tids)
+    else:
+        ref = run_tflm(model, xs, tensor_ids=tids, n_outputs=len(g.outputs), stop_on_refusal=True)
     refusal = refusal_verdict(res.refused, ref.refused)
     n_in = xs[0].shape[0]
     ran = min(x.sample if x else n_in for x in (res.refused, ref.refused))  # run in full
@@ -127,6 +142,8 @@ def compare_plan(
     if layers:
         for k, op in enumerate(steps):
             tid = op.outputs[0]
+            if ref.tensors and tid not in ref.tensors[0]:
+                continue  # an ONNX model's tensor the frontend added: no onnxruntime twin
             refk = np.concatenate([s[tid].reshape(1, -1) for s in ref.tensors], axis=0)
             m, d = diff(res.layers[k].reshape(refk.shape), refk)
             lrep.append(

@@ -159,3 +159,131 @@ def _count_outputs(interp) -> int:
         n += 1
         if n > 64:
             return n
+
+
+ORT_HINT = "pip install 'tinycompile[reference]' (onnxruntime)"
+
+
+def is_onnx_model(model: str | Path) -> bool:
+    """Whether ``model`` is an ONNX file (compared with onnxruntime, not TFLM)."""
+    return str(model).lower().endswith(".onnx")
+
+
+def require_onnxruntime() -> None:
+    """Raise a one-line CompileError when onnxruntime (the ONNX reference) is missing."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        raise CompileError(f"comparing an ONNX model needs onnxruntime: {ORT_HINT}") from None
+
+
+# where each QLinear op keeps its output zero point (its element type is the output's)
+_ORT_OUT_ZP = {
+    "QuantizeLinear": 2, "QLinearConv": 7, "QLinearMatMul": 7, "QGemm": 8, "QLinearAdd": 7,
+    "QLinearGlobalAveragePool": 4, "QLinearConcat": 1, "QLinearMul": 7, "QLinearSigmoid": 4,
+    "QLinearSoftmax": 4, "QLinearAveragePool": 4,
+}  # fmt: skip
+
+
+def _quantized_value_types(model) -> dict[str, int]:
+    """ONNX element type of every int8/uint8 value a node produces (QLinear outputs and the
+    int8 data-movement ops after them)."""
+    inits = {t.name: t.data_type for t in model.graph.initializer}
+    types: dict[str, int] = {}
+    for n in model.graph.node:
+        k = _ORT_OUT_ZP.get(n.op_type)
+        if k is not None and len(n.input) > k and n.input[k] in inits:
+            types[n.output[0]] = inits[n.input[k]]
+        elif n.op_type in ("MaxPool", "Flatten", "Reshape", "Transpose", "Pad", "Resize") and (
+            n.input[0] in types
+        ):
+            types[n.output[0]] = types[n.input[0]]
+    return types
+
+
+def ort_session(model: str | bytes | Path, *, fuse_int8: bool = True):
+    """An onnxruntime CPU session, one thread, graph optimizations on. ``fuse_int8``: also fuse
+    int8 DQ -> op -> Q groups into onnxruntime's QLinear kernels (``session.qdqisint8allowed``):
+    the default x86-64 session fuses only the groups its s8 -> u8 rewrite reaches and runs the
+    others in float32 (docs/onnx.md)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    if fuse_int8:
+        opts.add_session_config_entry("session.qdqisint8allowed", "1")
+    src = model if isinstance(model, bytes) else str(model)
+    return ort.InferenceSession(src, opts, providers=["CPUExecutionProvider"])
+
+
+def run_onnxruntime(
+    model: str | Path,
+    inputs: list[np.ndarray],
+    g,
+    *,
+    tensor_ids: list[int] | None = None,
+    fuse_int8: bool = True,
+) -> ReferenceResult:
+    """Run onnxruntime's CPU session (``ort_session``: every DQ -> op -> Q group of a QDQ model
+    runs as the fused QLinear kernel, the QOperator form's arithmetic) one sample at a time, on
+    the float interface the quantizer leaves.
+
+    Each int8 input (IR layout, NHWC for 4-D) is dequantized with its QuantizeLinear's own
+    scale and zero point: ``(q - zp) * scale`` in float32, which that QuantizeLinear maps back
+    to exactly ``q``. Each float output is the final DequantizeLinear's ``(q - zp) * scale``,
+    from which ``q = round(y / scale) + zp`` is recovered exactly; 4-D results go back to NHWC.
+    ``tensor_ids``: also return those IR tensors that are quantized values of the ONNX graph
+    (made extra graph outputs; uint8 ones shifted to int8 as the IR stores them); tensors the
+    frontend added (layout transposes, rescaled Concat inputs) have no ONNX twin and are left
+    out. Graph outputs come from the model's own session; the other intermediates from a twin
+    session with extra outputs, whose fusions may differ (a conservative check: a difference
+    there shows as a layer mismatch, never as a pass)."""
+    require_onnxruntime()
+    import onnx
+
+    m = onnx.load(str(model))
+    extra: list[tuple[int, str]] = []
+    if tensor_ids:
+        types = _quantized_value_types(m)
+        known = {o.name for o in m.graph.output}
+        for tid in tensor_ids:
+            name = g.t(tid).name
+            if tid in g.outputs:
+                continue  # from the default session's outputs (below)
+            if name in types and name not in known:
+                m.graph.output.append(onnx.helper.make_tensor_value_info(name, types[name], None))
+                known.add(name)
+                extra.append((tid, name))
+    sess = ort_session(model, fuse_int8=fuse_int8)
+    # intermediates from a twin session (extra outputs could change what the optimizer fuses:
+    # the outputs themselves always come from the model's own session)
+    twin = ort_session(m.SerializeToString(), fuse_int8=fuse_int8) if extra else None
+    names = [i.name for i in sess.get_inputs()]
+    outs: list[list[np.ndarray]] = [[] for _ in g.outputs]
+    tensors: list[dict[int, np.ndarray]] = []
+    rows = [int(g.t(t).shape[0]) if g.t(t).shape else 1 for t in g.inputs]
+    n = inputs[0].shape[0] // rows[0]
+    for s in range(n):
+        feed = {}
+        for name, x, tid, r in zip(names, inputs, g.inputs, rows, strict=True):
+            t = g.t(tid)
+            q = x[s * r : (s + 1) * r].reshape(t.shape).astype(np.int64)
+            f = (q - t.quant.zp).astype(np.float32) * np.float32(t.quant.s)
+            feed[name] = f.transpose(0, 3, 1, 2) if f.ndim == 4 else f
+        res = sess.run(None, feed)
+        for j, (y, tid) in enumerate(zip(res, g.outputs, strict=True)):
+            t = g.t(tid)
+            y = np.asarray(y, np.float32)
+            if y.ndim == 4:
+                y = y.transpose(0, 2, 3, 1)
+            q = np.rint(y / np.float32(t.quant.s)).astype(np.int64) + t.quant.zp
+            outs[j].append(np.clip(q, -128, 127).astype(np.int8).reshape(t.shape))
+        sample = {tid: outs[j][-1] for j, tid in enumerate(g.outputs) if tensor_ids}
+        more = twin.run([name for _, name in extra], feed) if twin is not None else []
+        for (tid, _), v in zip(extra, more, strict=True):
+            v = np.asarray(v)
+            v = (v.astype(np.int16) - 128).astype(np.int8) if v.dtype == np.uint8 else v
+            sample[tid] = v.transpose(0, 2, 3, 1) if v.ndim == 4 else v
+        tensors.append(sample)
+    return ReferenceResult(outputs=[np.concatenate(o, axis=0) for o in outs], tensors=tensors)

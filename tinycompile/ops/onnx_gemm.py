@@ -1,0 +1,54 @@
+"""ONNX_GEMM: onnxruntime's QGemm and QLinearMatMul with a constant B (and their fused QDQ
+Gemm / MatMul): rows of int8 inputs times int8 weights [units][depth] (the frontend lays out B
+as PyTorch does: transB=1), int32 bias, requantized with ``(alpha * a_scale * b_scale[u]) /
+y_scale`` in float32 (``onnx_requant``). Kernel: ``tc_onnx_gemm_s8`` (firmware/kernels/tc_onnx.c).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ir import Graph, Op
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .common import io_call
+from .onnx_requant import check_bias, check_weights, io8, product_scales, scales_array
+
+
+@dataclass(frozen=True, kw_only=True)
+class OnnxGemm(Prepared):
+    fields: tuple[tuple[str, int], ...]
+    scales: np.ndarray
+
+
+@register
+class OnnxGemmOp(Operator):
+    kinds = ("ONNX_GEMM",)
+
+    def prepare(self, op: Op, g: Graph) -> OnnxGemm:
+        x, y = io8(op, g)
+        w = inp_w = check_weights(op, g, 1, y.shape[-1] if y.shape else 1)
+        if len(inp_w.shape) != 2:
+            raise fail(op, f"weights must be rank 2 [units, depth], got {list(w.shape)}")
+        units, depth = w.shape
+        if not x.shape or x.shape[-1] != depth or y.shape[-1] != units:
+            raise fail(op, f"input {list(x.shape)} / output {list(y.shape)} do not fit B")
+        rows = x.size // depth
+        if y.size != rows * units:
+            raise fail(op, f"output has {y.size} elements, expected {rows * units}")
+        check_bias(op, g, 2, units)
+        alpha = float(op.attrs.get("alpha", 1.0))
+        scales = scales_array(op, product_scales(x, w, y, alpha), units)
+        fields = dict(rows=rows, depth=depth, units=units, in_zp=x.quant.zp, out_zp=y.quant.zp)
+        return OnnxGemm(macs=rows * units * depth, fields=tuple(fields.items()), scales=scales)
+
+    def lower(self, op: Op, g: Graph, d: OnnxGemm, ctx: LowerCtx, choice: Choice) -> str:
+        f: dict[str, object] = dict(d.fields)
+        has_bias = len(op.inputs) > 2 and op.inputs[2] >= 0
+        f.update(
+            weights=ctx.ptr(op.inputs[1]),
+            bias=ctx.ptr(op.inputs[2]) if has_bias else "0",
+            scale=ctx.array("scale", "float", d.scales),
+        )
+        return io_call("tc_onnx_gemm_s8", op, ctx, ctx.params("tc_onnx_gemm_params_t", f))
