@@ -63,13 +63,13 @@ def _stream_arg(p: argparse.ArgumentParser) -> None:
 
 def _model_arg(p: argparse.ArgumentParser, required: bool = True) -> None:
     if required:
-        p.add_argument("model", help="model file (.tflite)")
+        p.add_argument("model", help="model file (.tflite or .onnx)")
     else:
         p.add_argument(
             "model",
             nargs="?",
             default=None,
-            help="model file (.tflite); default: the bundled example",
+            help="model file (.tflite or .onnx); default: the bundled example",
         )
 
 
@@ -126,8 +126,9 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "run",
-        help="build, run, and compare with TensorFlow Lite Micro",
-        description="Build, run and compare with TFLM. A Cortex-M board runs in QEMU (its"
+        help="build, run, and compare with TensorFlow Lite Micro (onnxruntime for .onnx)",
+        description="Build, run and compare with TFLM (onnxruntime for an .onnx model; see"
+        " docs/onnx.md). A Cortex-M board runs in QEMU (its"
         " emulator build: there is no runner for physical boards), so --emulator is implied;"
         " --board host runs a host build.",
     )

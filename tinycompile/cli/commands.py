@@ -127,7 +127,10 @@ def cmd_run(a: argparse.Namespace) -> int:
     from ..boards import get_board
 
     get_board(a.board)  # an unknown board is refused before anything is built
-    api.require_reference()
+    onnx_model = str(model).lower().endswith(".onnx")  # onnxruntime is its reference
+    ref_name = "onnxruntime" if onnx_model else "TFLM"
+    if not onnx_model:
+        api.require_reference()
     g = api.plan(model, board=a.board, stream=a.stream).graph
     out_path = check_outputs(a.outputs, len(g.outputs)) if a.outputs else None
     notes: list[str] = []
@@ -171,7 +174,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         if r.profile is not None:
             print(api.profile_table(r))
             print()
-        verdict = "bit-exact with TFLM" if r.ok else "MISMATCH with TFLM"
+        verdict = f"bit-exact with {ref_name}" if r.ok else f"MISMATCH with {ref_name}"
         print(
             f"{verdict}: {r.samples} inputs, {r.output_mismatches} mismatching output bytes"
             + (f", {r.mismatches} in all layers" if a.layers else "")

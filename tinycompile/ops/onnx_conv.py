@@ -9,27 +9,24 @@ accumulator is exact; requantization is onnxruntime's (``onnx_requant``) with pe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
-
 from ..ir import Graph, Op
-from .base import Choice, LowerCtx, Operator, Prepared, fail, register
-from .common import io_call
-from .onnx_requant import check_bias, check_weights, io8, product_scales, scales_array
-
-
-@dataclass(frozen=True, kw_only=True)
-class OnnxConv(Prepared):
-    fields: tuple[tuple[str, int], ...]
-    scales: np.ndarray
+from .base import Choice, LowerCtx, Operator, fail, register
+from .onnx_requant import (
+    OnnxAccum,
+    accum_call,
+    check_bias,
+    check_weights,
+    io8,
+    product_scales,
+    scales_array,
+)
 
 
 @register
 class OnnxConvOp(Operator):
     kinds = ("ONNX_CONV",)
 
-    def prepare(self, op: Op, g: Graph) -> OnnxConv:
+    def prepare(self, op: Op, g: Graph) -> OnnxAccum:
         x, y = io8(op, g)
         if len(x.shape) != 4 or len(y.shape) != 4:
             raise fail(op, "expects rank-4 input and output")
@@ -56,14 +53,7 @@ class OnnxConvOp(Operator):
                       groups=groups, in_zp=x.quant.zp, out_zp=y.quant.zp)  # fmt: skip
         scales = scales_array(op, product_scales(x, w, y), oc)
         macs = y.size * kh * kw * cpg
-        return OnnxConv(macs=macs, fields=tuple(fields.items()), scales=scales)
+        return OnnxAccum(macs=macs, fields=tuple(fields.items()), scales=scales)
 
-    def lower(self, op: Op, g: Graph, d: OnnxConv, ctx: LowerCtx, choice: Choice) -> str:
-        f: dict[str, object] = dict(d.fields)
-        has_bias = len(op.inputs) > 2 and op.inputs[2] >= 0
-        f.update(
-            weights=ctx.ptr(op.inputs[1]),
-            bias=ctx.ptr(op.inputs[2]) if has_bias else "0",
-            scale=ctx.array("scale", "float", d.scales),
-        )
-        return io_call("tc_onnx_conv_s8", op, ctx, ctx.params("tc_onnx_conv_params_t", f))
+    def lower(self, op: Op, g: Graph, d: OnnxAccum, ctx: LowerCtx, choice: Choice) -> str:
+        return accum_call("tc_onnx_conv_s8", "tc_onnx_conv_params_t", op, ctx, d)

@@ -6,27 +6,24 @@ y_scale`` in float32 (``onnx_requant``). Kernel: ``tc_onnx_gemm_s8`` (firmware/k
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
-
 from ..ir import Graph, Op
-from .base import Choice, LowerCtx, Operator, Prepared, fail, register
-from .common import io_call
-from .onnx_requant import check_bias, check_weights, io8, product_scales, scales_array
-
-
-@dataclass(frozen=True, kw_only=True)
-class OnnxGemm(Prepared):
-    fields: tuple[tuple[str, int], ...]
-    scales: np.ndarray
+from .base import Choice, LowerCtx, Operator, fail, register
+from .onnx_requant import (
+    OnnxAccum,
+    accum_call,
+    check_bias,
+    check_weights,
+    io8,
+    product_scales,
+    scales_array,
+)
 
 
 @register
 class OnnxGemmOp(Operator):
     kinds = ("ONNX_GEMM",)
 
-    def prepare(self, op: Op, g: Graph) -> OnnxGemm:
+    def prepare(self, op: Op, g: Graph) -> OnnxAccum:
         x, y = io8(op, g)
         w = inp_w = check_weights(op, g, 1, y.shape[-1] if y.shape else 1)
         if len(inp_w.shape) != 2:
@@ -41,14 +38,7 @@ class OnnxGemmOp(Operator):
         alpha = float(op.attrs.get("alpha", 1.0))
         scales = scales_array(op, product_scales(x, w, y, alpha), units)
         fields = dict(rows=rows, depth=depth, units=units, in_zp=x.quant.zp, out_zp=y.quant.zp)
-        return OnnxGemm(macs=rows * units * depth, fields=tuple(fields.items()), scales=scales)
+        return OnnxAccum(macs=rows * units * depth, fields=tuple(fields.items()), scales=scales)
 
-    def lower(self, op: Op, g: Graph, d: OnnxGemm, ctx: LowerCtx, choice: Choice) -> str:
-        f: dict[str, object] = dict(d.fields)
-        has_bias = len(op.inputs) > 2 and op.inputs[2] >= 0
-        f.update(
-            weights=ctx.ptr(op.inputs[1]),
-            bias=ctx.ptr(op.inputs[2]) if has_bias else "0",
-            scale=ctx.array("scale", "float", d.scales),
-        )
-        return io_call("tc_onnx_gemm_s8", op, ctx, ctx.params("tc_onnx_gemm_params_t", f))
+    def lower(self, op: Op, g: Graph, d: OnnxAccum, ctx: LowerCtx, choice: Choice) -> str:
+        return accum_call("tc_onnx_gemm_s8", "tc_onnx_gemm_params_t", op, ctx, d)

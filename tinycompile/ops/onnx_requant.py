@@ -23,7 +23,7 @@ import numpy as np
 
 from ..ir import Graph, Op, Tensor
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
-from .common import inp, io_int8, lut_call, out, require_int8
+from .common import inp, io_call, io_int8, lut_call, out, require_int8
 
 F32 = np.float32
 
@@ -94,6 +94,27 @@ def requant_lut(
     lut = np.empty(256, np.int8)
     lut[q & 0xFF] = y
     return lut
+
+
+@dataclass(frozen=True, kw_only=True)
+class OnnxAccum(Prepared):
+    """An op summing int8 products into int32 (ONNX_CONV, ONNX_GEMM), requantized per output
+    channel by float32 ``scales``; ``fields`` are its kernel's other params."""
+
+    fields: tuple[tuple[str, int], ...]
+    scales: np.ndarray
+
+
+def accum_call(fn: str, ctype: str, op: Op, ctx: LowerCtx, d: OnnxAccum) -> str:
+    """The kernel call of an OnnxAccum op: its fields, weights, optional bias and scales."""
+    f: dict[str, object] = dict(d.fields)
+    has_bias = len(op.inputs) > 2 and op.inputs[2] >= 0
+    f.update(
+        weights=ctx.ptr(op.inputs[1]),
+        bias=ctx.ptr(op.inputs[2]) if has_bias else "0",
+        scale=ctx.array("scale", "float", d.scales),
+    )
+    return io_call(fn, op, ctx, ctx.params(ctype, f))
 
 
 @dataclass(frozen=True, kw_only=True)

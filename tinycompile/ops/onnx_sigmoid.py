@@ -8,15 +8,14 @@ them, emulated here exactly with rationals), then quantized as ``MlasQuantizeLin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
 from ..ir import Graph, Op
-from .base import Choice, LowerCtx, Operator, Prepared, register
-from .common import io_int8, lut_call
-from .onnx_requant import F32
+from .base import register
+from .common import io_int8
+from .onnx_requant import F32, OnnxLut, OnnxRequantOp
 
 # MlasLogisticConstants (Eigen's coefficients), as float32
 _LO, _HI = F32(-18.0), F32(18.0)
@@ -68,20 +67,12 @@ def sigmoid_lut(xs: float, xz: int, ys: float, yz: int) -> np.ndarray:
     return lut
 
 
-@dataclass(frozen=True, kw_only=True)
-class OnnxSigmoid(Prepared):
-    lut: np.ndarray
-
-
 @register
-class OnnxSigmoidOp(Operator):
+class OnnxSigmoidOp(OnnxRequantOp):
+    """ONNX_SIGMOID: a table of onnxruntime's logistic per input value, run as ONNX_REQUANT."""
+
     kinds = ("ONNX_SIGMOID",)
-    elementwise = True
 
-    def prepare(self, op: Op, g: Graph) -> OnnxSigmoid:
+    def prepare(self, op: Op, g: Graph) -> OnnxLut:
         x, y = io_int8(op, g)
-        lut = sigmoid_lut(x.quant.s, x.quant.zp, y.quant.s, y.quant.zp)
-        return OnnxSigmoid(macs=y.size, lut=lut)
-
-    def lower(self, op: Op, g: Graph, d: OnnxSigmoid, ctx: LowerCtx, choice: Choice) -> str:
-        return lut_call(op, g, ctx, d.lut)
+        return OnnxLut(macs=y.size, lut=sigmoid_lut(x.quant.s, x.quant.zp, y.quant.s, y.quant.zp))
