@@ -13,7 +13,7 @@ it meets the target (<= 0.67x), the fast firmware's linked flash and SRAM, wheth
 bit-exact; then the five slowest layers of the fast build. ``--json`` prints one JSON object.
 
 Run from the repository root: ``python benchmarks/bench_emulator.py [MODEL ...] [--cores M7,M4]
-[-n N] [--json]``.
+[-n N] [--stream auto|off|min] [--speed-sram BYTES|max] [--json]``.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ if str(ROOT) not in sys.path:
 
 from benchmarks.tflm_reference import METHOD, REFERENCE, SOURCE, TARGET  # noqa: E402
 from tinycompile import api  # noqa: E402
+from tinycompile.cli.args import speed_bytes  # noqa: E402
 from tinycompile.errors import CompileError, DoesNotFit, RunError  # noqa: E402
 from tinycompile.planner import Plan  # noqa: E402
 
@@ -64,6 +65,7 @@ class Build:
     inputs: int = 0
     flash_used: int = 0
     sram_used: int = 0
+    kernel_code: int = 0  # bytes of kernel code linked (the size report's breakdown)
     layers: list[dict] = field(default_factory=list)
     error: str = ""  # the build or run failed (not a verdict on exactness)
 
@@ -130,11 +132,26 @@ def layer_shapes(p: Plan) -> list[str]:
 
 
 def run_build(
-    model: Path, board: str, n: int, *, portable: bool, shapes: list[str], stream: str = "auto"
+    model: Path,
+    board: str,
+    n: int,
+    *,
+    portable: bool,
+    shapes: list[str],
+    stream: str = "auto",
+    speed: int | None = 0,
 ) -> Build:
     """Build, run ``n`` inputs in QEMU and compare with TFLM (raises DoesNotFit)."""
     try:
-        r = api.compare(model, board=board, n=n, layers=False, portable=portable, stream=stream)
+        r = api.compare(
+            model,
+            board=board,
+            n=n,
+            layers=False,
+            portable=portable,
+            stream=stream,
+            speed=speed,
+        )
     except DoesNotFit:
         raise
     except (CompileError, RunError) as e:
@@ -151,13 +168,17 @@ def run_build(
         inputs=r.samples,
         flash_used=fw.size.flash_used if fw else 0,
         sram_used=fw.size.sram_used if fw else 0,
+        kernel_code=sum(fw.size.kernel_code.values()) if fw else 0,
         layers=layers,
     )
 
 
-def bench_model(model: Path, cores: list[str], n: int, stream: str = "auto") -> list[CoreResult]:
+def bench_model(
+    model: Path, cores: list[str], n: int, stream: str = "auto", speed: int | None = 0
+) -> list[CoreResult]:
     """Both builds of ``model`` on each core, on the first of the core's boards it fits
-    (``stream``: the planner's streaming mode; "auto" streams where a board needs it)."""
+    (``stream``: the planner's streaming mode, "auto" streams where a board needs it;
+    ``speed``: arena bytes the planner may spend on speed, `--speed-sram`)."""
     macs = sum(la.macs for la in api.plan(model).layers)
     ref = REFERENCE.get(model.stem)
     results = []
@@ -167,8 +188,8 @@ def bench_model(model: Path, cores: list[str], n: int, stream: str = "auto") -> 
         )
         for board in CORES[core]:
             try:
-                shapes = layer_shapes(api.plan(model, board=board, stream=stream))
-                kw = {"shapes": shapes, "stream": stream}
+                shapes = layer_shapes(api.plan(model, board=board, stream=stream, speed=speed))
+                kw = {"shapes": shapes, "stream": stream, "speed": speed}
                 fast = run_build(model, board, n, portable=False, **kw)
                 portable = run_build(model, board, n, portable=True, **kw)
             except DoesNotFit as e:
@@ -199,7 +220,7 @@ def format_table(results: list[CoreResult], n: int) -> str:
     head = (
         f"{'core':<4} {'board':<10} {'portable':>12} {'fast':>12} {'fast/port':>9} "
         f"{'MAC/ins port':>12} {'MAC/ins fast':>12} {'TFLM+CMSIS':>11} {'fast/TFLM':>9} "
-        f"{'<=0.67x':>7} {'flash':>8} {'SRAM':>7} {'exact':>5}"
+        f"{'<=0.67x':>7} {'flash':>8} {'SRAM':>7} {'kernels':>7} {'+fast':>6} {'exact':>5}"
     )
     lines = [
         "Instructions per inference in QEMU (-icount: exact guest instruction counts, not cycles).",
@@ -207,7 +228,9 @@ def format_table(results: list[CoreResult], n: int) -> str:
         "build (DSP / M0+ paths).",
         f"TFLM+CMSIS: {METHOD};",
         f"  {SOURCE}. MAC/ins: MACs per instruction. flash, SRAM: the fast build's linked use "
-        "(bytes).",
+        "(bytes);",
+        "  kernels: its kernel code (bytes, the size report's breakdown), +fast: what the fast "
+        "paths add to the portable build's.",
     ]
     notes: list[str] = []
     by_model: dict[str, list[CoreResult]] = {}
@@ -247,6 +270,8 @@ def format_table(results: list[CoreResult], n: int) -> str:
                         f"{b.mismatching_bytes} mismatching bytes over {b.inputs} inputs"
                     )
             size = f"{f.flash_used:>8,} {f.sram_used:>7,}" if not f.error else f"{'':>16}"
+            code = f"{f.kernel_code:>7,} {f.kernel_code - pt.kernel_code:>+6,}"
+            size += f" {code}" if both else f" {'':>14}"
             lines.append(
                 f"{r.core:<4} {board:<10} {_ins(pt)} {_ins(f)} {spd} {_mpi(r.macs, pt)} "
                 f"{_mpi(r.macs, f)} {refs} {ratio} {meets:>7} {size} {exact:>5}"
@@ -333,6 +358,13 @@ def main(argv: list[str] | None = None) -> int:
         default="auto",
         help="the planner's streaming mode: auto (where a board needs it), off, min",
     )
+    ap.add_argument(
+        "--speed-sram",
+        type=speed_bytes,
+        default=0,
+        metavar="BYTES|max",
+        help="arena bytes the planner may spend on column buffers for speed (default 0)",
+    )
     a = ap.parse_args(argv)
     cores = [c.strip() for c in a.cores.split(",") if c.strip()]
     bad = [c for c in cores if c not in CORES]
@@ -343,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     models = [resolve_model(m) for m in a.models] or MODELS
     if a.all:
         models += [m for m in EXTRA if m not in models]
-    results = [r for m in models for r in bench_model(m, cores, a.n, a.stream)]
+    results = [r for m in models for r in bench_model(m, cores, a.n, a.stream, a.speed_sram)]
     if a.json:
         print(json.dumps(as_json(results, a.n), indent=1))
     else:

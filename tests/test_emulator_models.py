@@ -34,6 +34,11 @@ def test_whole_model_in_emulator(model: Path, board: str) -> None:
     # per-layer counts account for (almost) the whole inference
     layer_sum = sum(la["instructions"] for la in r.profile["layers"])
     assert 0.95 * r.profile["instructions"] <= layer_sum <= 1.05 * r.profile["instructions"]
+    # the size report's code breakdown: whole, and only this core's kernel files linked
+    size = r.result.firmware.size
+    assert sum(size.code_parts.values()) == size.code and size.code_parts["model"] > 0
+    other = "_dsp" if board == "samd21" else "_m0"
+    assert size.kernel_code and not any(k.endswith(other) for k in size.kernel_code), size
 
 
 def test_cli_reports_does_not_fit() -> None:

@@ -132,6 +132,9 @@ def test_build_writes_report_html(board_build: Path) -> None:
     size = {r[0].strip(): r[1] for r in page.rows["size"][1:]}
     assert size["flash used"].split(" of ")[0].replace(",", "") == str(rep["size"]["flash_used"])
     assert size["arena"].replace(",", "") == str(rep["size"]["arena"])
+    parts = rep["size"]["code_parts"]  # the code line's breakdown, each part its own row
+    assert parts and sum(parts.values()) == rep["size"]["code"]
+    assert {k: int(size[k].replace(",", "")) for k in parts} == parts
     # every rectangle lies inside the plot: offsets between 0 and the arena
     top = min(float(r["y"]) for r in page.rects)
     assert top >= arena_y - 0.01

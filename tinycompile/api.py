@@ -72,16 +72,18 @@ def plan(
     reorder: bool = True,
     board: str | None = None,
     stream: str | int = "auto",
+    speed: int | None = 0,
 ) -> Plan:
     """Read, check, lower and plan a model (the planner makes every memory decision) for
     ``board`` (its SRAM decides whether the first layers run by rows, ``stream="auto"``; see
-    planner.streams for "off", "min" and a number of layers).
+    planner.streams for "off", "min" and a number of layers). ``speed``: arena bytes layers may
+    be given beyond the lean arena for their optional (speed-up) scratch; None, any.
 
     A model with problems raises the first of ``check``'s list (unsupported operators before
     what they would have produced), saying how many more there are."""
     g = model if isinstance(model, Graph) else load_model(model)
     try:
-        return plan_for(g, board, reorder=reorder, stream=stream)
+        return plan_for(g, board, reorder=reorder, stream=stream, speed=speed)
     except CompileError as e:
         found = check_graph(g)
         if not found:
@@ -124,13 +126,14 @@ def compare(
     workdir: str | Path | None = None,
     portable: bool = False,
     stream: str | int = "auto",
+    speed: int | None = 0,
 ) -> CompareReport:
     """Compile ``model`` for ``board``, run it, and compare bit for bit with TFLM.
 
     ``portable``: build the kernels' portable C paths only (no DSP or ARMv6-M fast paths; a
     board's emulator build), the baseline `make bench` measures the fast paths against."""
     return compare_plan(
-        plan(model, board=board, stream=stream),
+        plan(model, board=board, stream=stream, speed=speed),
         model,
         board=board,
         inputs=inputs,

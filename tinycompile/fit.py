@@ -147,11 +147,18 @@ def sram_budget(board: str | Board | None) -> int | None:
 
 
 def plan_for(
-    g: Graph, board: str | Board | None = None, *, reorder: bool = True, stream: str | int = "auto"
+    g: Graph,
+    board: str | Board | None = None,
+    *,
+    reorder: bool = True,
+    stream: str | int = "auto",
+    speed: int | None = 0,
 ) -> Plan:
     """The plan of ``g`` for ``board``: with ``stream="auto"``, the first layers run by rows
-    (``planner.streams``) only when the plain plan does not fit the board's SRAM."""
-    return make_plan(g, reorder=reorder, stream=stream, budget=sram_budget(board))
+    (``planner.streams``) only when the plain plan does not fit the board's SRAM; ``speed``
+    arena bytes (None: any) may buy layers their optional scratch, as far as the board's SRAM
+    allows (``planner.plan``)."""
+    return make_plan(g, reorder=reorder, stream=stream, budget=sram_budget(board), speed=speed)
 
 
 def sram_advice(p: Plan, v: Verdict) -> list[str]:

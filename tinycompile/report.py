@@ -67,6 +67,8 @@ def plan_dict(p: Plan) -> dict:
         "peak_step": p.peak_step,
         "streamed_ops": streamed_ops(p.graph),  # run one output row at a time (STREAM)
         "unstreamed_arena_bytes": p.unstreamed_arena,
+        "lean_arena_bytes": p.lean_arena,  # before the scratch bought for speed (--speed-sram)
+        "speed_ops": list(p.speed_ops),  # the ops given that scratch
         "peak_layers": sorted(peak_ops),
         "weight_flash_bytes": p.flash_bytes,
         "total_macs": sum(la.macs for la in p.layers),
@@ -117,6 +119,13 @@ def plan_table(p: Plan) -> str:
     lines.append("")
     lines.append(f"peak arena (placed):   {p.arena_bytes:>10,} B   ({fmt_bytes(p.arena_bytes)})")
     lines.append(f"peak live (bound):     {p.peak_bytes:>10,} B   at step {p.peak_step}")
+    if p.lean_arena is not None:
+        ops = " ".join(f"#{i}" for i in p.speed_ops)
+        more = p.arena_bytes - p.lean_arena
+        lines.append(
+            f"  bought for speed:    {more:>10,} B   column buffers of {ops} (--speed-sram);"
+            f" lean arena {p.lean_arena:,} B"
+        )
     if p.state_bytes:
         tensors = ", ".join(f"t{t} {p.graph.t(t).dtype}" for t in sorted(p.state))
         lines.append(f"state (own region):    {p.state_bytes:>10,} B   {tensors}")

@@ -49,6 +49,35 @@ def _stream_mode(text: str) -> str | int:
         ) from None
 
 
+def speed_bytes(text: str) -> int | None:
+    """``--speed-sram``: a number of bytes (k/K for 1,024), or max (None: no limit)."""
+    if text == "max":
+        return None
+    t = text[:-1] if text[-1:] in "kK" else text
+    try:
+        v = int(t) * (1024 if t != text else 1)
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise argparse.ArgumentTypeError(
+            f"--speed-sram takes a number of bytes (e.g. 2048 or 2k) or max, not {text!r}"
+        )
+    return v
+
+
+def _plan_args(p: argparse.ArgumentParser) -> None:
+    """The planner's options shared by plan, build and run."""
+    _stream_arg(p)
+    p.add_argument(
+        "--speed-sram",
+        type=speed_bytes,
+        default=0,
+        metavar="BYTES|max",
+        help="arena bytes the planner may add to give layers the column buffers that make them "
+        "faster (default 0: speed never costs memory; plan shows what was bought)",
+    )
+
+
 def _stream_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--stream",
@@ -99,7 +128,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-reorder", action="store_true", help="keep the model's op order")
-    _stream_arg(p)
+    _plan_args(p)
     p.add_argument(
         "--svg", metavar="FILE", help="also write the memory timeline (steps x arena) as SVG"
     )
@@ -121,7 +150,7 @@ def parser() -> argparse.ArgumentParser:
         help="build a generated input sample into the board image for its start-up inference "
         "(default: none, the start-up inference runs on zero inputs)",
     )
-    _stream_arg(p)
+    _plan_args(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(
@@ -160,7 +189,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--layers", action="store_true", help="also compare every intermediate tensor")
-    _stream_arg(p)
+    _plan_args(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(

@@ -58,7 +58,9 @@ def cmd_check(a: argparse.Namespace) -> int:
 
 
 def cmd_plan(a: argparse.Namespace) -> int:
-    p = api.plan(a.model, reorder=not a.no_reorder, board=a.board, stream=a.stream)
+    p = api.plan(
+        a.model, reorder=not a.no_reorder, board=a.board, stream=a.stream, speed=a.speed_sram
+    )
     if a.svg:
         Path(a.svg).write_text(timeline_svg(p), encoding="utf-8")
     d = plan_dict(p)
@@ -99,7 +101,7 @@ def cmd_build(a: argparse.Namespace) -> int:
     _no_emulator_on_host(a)
     model = a.model or str(EXAMPLE_MODEL)
     out = Path(a.output or f"build/{Path(model).stem}-{Path(a.board).stem}")
-    p = api.plan(model, board=a.board, stream=a.stream)
+    p = api.plan(model, board=a.board, stream=a.stream, speed=a.speed_sram)
     if a.board == "host":
         project = api.generate(p, out)
         from ..build import build_host
@@ -131,7 +133,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     ref_name = "onnxruntime" if onnx_model else "TFLM"
     if not onnx_model:
         api.require_reference()
-    g = api.plan(model, board=a.board, stream=a.stream).graph
+    g = api.plan(model, board=a.board, stream=a.stream, speed=a.speed_sram).graph
     out_path = check_outputs(a.outputs, len(g.outputs)) if a.outputs else None
     notes: list[str] = []
     xs = None
@@ -140,7 +142,14 @@ def cmd_run(a: argparse.Namespace) -> int:
         xs, notes = given.arrays, given.notes
     n = a.n if a.n is not None else DEFAULT_SAMPLES
     r = api.compare(
-        model, board=a.board, inputs=xs, n=n, seed=a.seed, layers=a.layers, stream=a.stream
+        model,
+        board=a.board,
+        inputs=xs,
+        n=n,
+        seed=a.seed,
+        layers=a.layers,
+        stream=a.stream,
+        speed=a.speed_sram,
     )
     if out_path is not None and r.refusal is None:
         save_outputs(out_path, [g.t(t).name for t in g.outputs], r.result.outputs)

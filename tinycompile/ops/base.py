@@ -71,6 +71,8 @@ class Prepared:
 
     macs: int = 0  # multiply-accumulates (or the op's elementary steps) per inference
     scratch: int = 0  # optional arena scratch that speeds the op up (e.g. im2col); may be refused
+    scratch_stand_in: bool = False  # out of place, the op is about as fast without ``scratch``
+    # (a convolution's unwritten output tail stands in for it): not worth buying memory for
     in_place_scratch: int | None = None  # None: cannot write its output over input 0; else the
     # bytes of temporary its in-place variant needs (the optional ``scratch`` may come on top,
     # at ``Choice.scratch_offset``: an op that cannot use both leaves ``scratch`` 0)

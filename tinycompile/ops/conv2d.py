@@ -55,6 +55,19 @@ def col16_bytes(k: int, in_c: int) -> int:
     return groups * 16 + (groups * 4 if in_c % 4 else 0)
 
 
+OUTCOL_MAX_K = 64  # tc_conv2d.c's TC_CONV_OUTCOL_MAX_K
+
+
+def tail_stands_in(geo: Window, k: int, groups: int) -> bool:
+    """Whether tc_conv_s8, out of place and without a column buffer, copies its windows into
+    its own output's unwritten tail instead (a k x k window of at most OUTCOL_MAX_K values,
+    the tail's pixels few enough): as in tc_conv2d.c."""
+    if groups != 1 or geo.k_h * geo.k_w == 1 or k > OUTCOL_MAX_K:
+        return False
+    t = (2 * k + geo.out_c - 1) // geo.out_c
+    return 8 * t <= geo.batches * geo.out_h * geo.out_w
+
+
 @dataclass(frozen=True, kw_only=True)
 class Conv2D(Prepared):
     geo: Window
@@ -104,6 +117,7 @@ class Conv2DOp(RowsByWindow, Operator):
         return Conv2D(
             macs=macs,
             scratch=col if col <= IM2COL_MAX_BYTES else 0,
+            scratch_stand_in=tail_stands_in(geo, kh * kw * kc, groups),
             in_place_scratch=int(ring * oc) if in_place and not x.is_const else None,
             in_place_shifts=pointwise,
             geo=geo,

@@ -49,6 +49,8 @@ class Plan:
     state_bytes: int = 0  # the state region: a static buffer of its own, never in the arena
     unstreamed_arena: int | None = None  # the arena without the streamed segment (if any)
     unstreamed: Graph | None = None  # the model's graph before streaming (if streamed)
+    lean_arena: int | None = None  # the arena without the scratch bought for speed (if any)
+    speed_ops: tuple[int, ...] = ()  # ops whose scratch was bought beyond the lean arena
 
     @property
     def flash_bytes(self) -> int:
@@ -150,6 +152,7 @@ def plan(
     search: bool = True,
     stream: str | int = "off",
     budget: int | None = None,
+    speed: int | None = 0,
 ) -> Plan:
     """Validate, prepare, schedule, choose and place; then lower every op once under the choices.
 
@@ -158,10 +161,17 @@ def plan(
     ("off", "auto" with a ``budget`` of SRAM for arena and state, "min", or a number of
     layers) runs the first
     layers by rows where that is asked or needed (``streams``); the plan's graph is then a
-    rewritten copy of ``g``."""
-    base = _plan(g, reorder, choices, search)
+    rewritten copy of ``g``. ``speed``: arena bytes the policy may add beyond the lean arena to
+    give layers their optional scratch (None: no limit; ``policy`` step 4), capped so that a
+    plan which fits ``budget`` still fits, and none in a streamed plan."""
+    base = _plan(g, reorder, choices, search, speed)
+    if base.speed_ops and budget is not None and base.sram_bytes > budget:
+        room = budget - base.state_bytes - (base.lean_arena or 0)  # what the board leaves
+        base = _plan(g, reorder, choices, search, max(room, 0))
     if stream == "off" or (stream == "auto" and (budget is None or base.sram_bytes <= budget)):
         return base
+    if base.speed_ops:
+        base = _plan(g, reorder, choices, search, 0)
     from .streams import choose_stream
 
     def again(g2: Graph, more: dict[int, Choice] | None = None) -> Plan:
@@ -170,16 +180,26 @@ def plan(
     return choose_stream(g, base, stream, budget, again)
 
 
-def _plan(g: Graph, reorder: bool, choices: dict[int, Choice] | None, search: bool) -> Plan:
+def _plan(
+    g: Graph,
+    reorder: bool,
+    choices: dict[int, Choice] | None,
+    search: bool,
+    speed: int | None = 0,
+) -> Plan:
     from .policy import choose
 
     validate(g, own_types=own_types(g))
     prepared = prepare_graph(g)
     chosen = dict(choices or {})
     lay = layout(g, prepared, chosen, reorder=reorder)
-    if search:
-        lay, chosen = choose(g, prepared, chosen, lay, reorder=reorder)
-    return finish(g, prepared, chosen, lay)
+    if not search:
+        return finish(g, prepared, chosen, lay)
+    lay, chosen, lean, bought = choose(g, prepared, chosen, lay, reorder=reorder, extra=speed)
+    p = finish(g, prepared, chosen, lay)
+    if bought:
+        p.lean_arena, p.speed_ops = lean, bought
+    return p
 
 
 def finish(g: Graph, prepared: list[PreparedOp], choices: dict[int, Choice], lay: Layout) -> Plan:

@@ -11,6 +11,12 @@ scratch (a column buffer that speeds them up), judged by the placed arena.
 3. Speed where it is free: op by op, most MACs first, the optional scratch is granted (an op
    running in place is first tried out of place with it, then in place with it) whenever the
    placed arena stays within the budget.
+4. Speed bought with memory, only when asked (``extra`` bytes, `--speed-sram`): the scratch
+   still refused is granted op by op while the arena stays within the lean arena + ``extra``.
+   The cost model is MACs per byte of arena the grant adds (a column buffer speeds up every MAC
+   of its layer by about the same factor), so the layers that gain most per byte go first; a
+   layer running out of place whose kernel has a stand-in for the scratch
+   (``Prepared.scratch_stand_in``) gains nothing and is not bought for.
 """
 
 from __future__ import annotations
@@ -30,9 +36,12 @@ def choose(
     lay: Layout,
     *,
     reorder: bool = True,
-) -> tuple[Layout, dict[int, Choice]]:
-    """Choices for the ops ``choices`` leaves open, and their layout (``lay``: the layout under
-    ``choices`` as given, kept when nothing beats it)."""
+    extra: int | None = 0,
+) -> tuple[Layout, dict[int, Choice], int, tuple[int, ...]]:
+    """Choices for the ops ``choices`` leaves open, their layout (``lay``: the layout under
+    ``choices`` as given, kept when nothing beats it), the lean arena, and the ops whose scratch
+    was bought beyond it with the ``extra`` bytes the caller allows for speed (None: no
+    limit)."""
     forced = set(choices)
     lean = dict(choices)
     for p in prepared:
@@ -42,7 +51,15 @@ def choose(
     if lean_lay.arena_bytes <= lay.arena_bytes:
         lay, choices = lean_lay, lean
     lay, choices = _in_place(g, prepared, choices, lay, reorder)
-    return _grant_scratch(g, prepared, choices, lay, reorder, forced)
+    lean = lay.arena_bytes
+    lay, choices = _grant_scratch(g, prepared, choices, lay, reorder, forced, lean, False)
+    if extra is not None and extra <= 0:
+        return lay, choices, lean, ()
+    free = choices
+    limit = None if extra is None else lean + extra
+    lay, choices = _grant_scratch(g, prepared, choices, lay, reorder, forced, limit, True)
+    bought = [i for i, c in choices.items() if c.use_scratch and not _get(free, i).use_scratch]
+    return lay, choices, lean, tuple(sorted(bought))
 
 
 def _get(choices: dict[int, Choice], index: int) -> Choice:
@@ -83,22 +100,33 @@ def _grant_scratch(
     lay: Layout,
     reorder: bool,
     forced: set[int],
+    budget: int | None,
+    per_byte: bool,
 ) -> tuple[Layout, dict[int, Choice]]:
-    budget = lay.arena_bytes
+    """Grant optional scratch op by op while the arena stays within ``budget`` (None: no limit),
+    most MACs first, an op in place first tried out of place (the arena is free to spend up to
+    the budget); ``per_byte``: most MACs per byte of scratch first, an op in place kept in
+    place (the cheaper of the two)."""
     waiting = [
         p
         for p in prepared
         if p.data.scratch and p.op.index not in forced and not _get(choices, p.op.index).use_scratch
     ]
-    for p in sorted(waiting, key=lambda p: (-p.data.macs, p.op.index)):
+
+    def rank(p: PreparedOp) -> tuple[float, int]:
+        return (-p.data.macs / p.data.scratch if per_byte else -p.data.macs, p.op.index)
+
+    for p in sorted(waiting, key=rank):
         now = _get(choices, p.op.index)
         tries = [replace(now, in_place=False, use_scratch=True)]
+        if per_byte and p.data.scratch_stand_in:
+            tries = []  # out of place it is as fast without: nothing worth buying there
         if now.in_place:
-            tries.append(replace(now, use_scratch=True))
+            tries.insert(0 if per_byte else len(tries), replace(now, use_scratch=True))
         for c in tries:
             trial = {**choices, p.op.index: c}
             q = layout(g, prepared, trial, reorder=reorder)
-            if q.arena_bytes <= budget:
+            if budget is None or q.arena_bytes <= budget:
                 lay, choices = q, trial
                 break
     return lay, choices
