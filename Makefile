@@ -56,7 +56,7 @@ test: $(STAMP)
 	  echo "installing (apt, for the tests):$$missing"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
-	$(PY) -m pytest -q -n auto
+	$(PY) -m pytest -q -n auto --durations=15
 
 lint: $(STAMP)
 	$(PY) -m ruff check tinycompile tests benchmarks

@@ -1,14 +1,13 @@
 """Build a compiled case for the host with -Werror and ASan/UBSan, and run it on random inputs.
 
-The model-independent kernels are compiled once per process (keyed by their contents) and linked
-into each case; plans too big to build and run quickly are skipped.
+The model-independent kernels are compiled once (tinycompile's object cache, keyed by their
+contents and the flags) and linked into each case; plans too big to build and run quickly are
+skipped.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -37,43 +36,30 @@ def _unlimited() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (hard, hard))  # ASan reserves terabytes of shadow
 
 
-_KERNEL_CACHE: dict[str, list[str]] = {}
-
-
-def remove_kernel_objects() -> None:
-    """Remove the kernels compiled by this process (the worker does it at exit)."""
-    for objs in _KERNEL_CACHE.values():
-        if objs:
-            shutil.rmtree(Path(objs[0]).parent, ignore_errors=True)
-
-
-def _kernel_objects(kernels: list[Path], inc: list[str]) -> list[str]:
-    """The model-independent kernels, compiled once per worker (keyed by their contents)."""
+def _kernel_objects(proj: Path, kernels: list[Path], workdir: Path) -> list[str]:
+    """The model-independent kernels with the sanitizers, through tinycompile's object cache
+    (compiled once per content and flags, shared by every worker and run)."""
     from tinycompile.build import host_cc
+    from tinycompile.build.objcache import compile_cached, object_key
 
-    h = hashlib.sha1()
+    cc = host_cc()
+    rt = proj / "runtime"
+    headers = sorted([*(rt / "include").glob("*.h"), *(rt / "kernels").glob("*.h")])
+    flags = [*SAN_FLAGS, f"-ffile-prefix-map={proj}=.", "-Iruntime/include"]
+    workdir.mkdir(parents=True, exist_ok=True)
+    objs = []
     for k in kernels:
-        h.update(k.name.encode() + k.read_bytes())
-    for hdr in sorted(Path(inc[3]).glob("*.h")):
-        h.update(hdr.name.encode() + hdr.read_bytes())
-    key = h.hexdigest()
-    if key not in _KERNEL_CACHE:
-        cache = Path(tempfile.gettempdir()) / f"tc_fuzz_kernels_{os.getpid()}_{key[:12]}"
-        cache.mkdir(exist_ok=True)
-        objs = []
-        for k in kernels:
-            o = cache / (k.stem + ".o")
-            r = subprocess.run(
-                [host_cc(), *SAN_FLAGS, *inc, "-c", str(k), "-o", str(o)],
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
-            if r.returncode != 0:
-                raise RuntimeError(f"kernel compile failed:\n{r.stderr[-3000:]}")
-            objs.append(str(o))
-        _KERNEL_CACHE[key] = objs
-    return _KERNEL_CACHE[key]
+        o = workdir / f"{k.stem}.o"
+        cmd = [cc, *flags, "-c", str(k.relative_to(proj)), "-o", str(o)]
+
+        def compile_it(cmd: list[str] = cmd) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(cmd, cwd=proj, capture_output=True, text=True, timeout=300)
+
+        r = compile_cached(object_key(cc, flags, k, headers, proj), o, compile_it)
+        if r.returncode != 0:
+            raise RuntimeError(f"kernel compile failed:\n{r.stderr[-3000:]}")
+        objs.append(str(o))
+    return objs
 
 
 def _random_inputs(g: Any, n: int, seed: int) -> list[Any]:
@@ -107,7 +93,7 @@ def build_and_run(p: Any, seed: int) -> str | None:
         srcs.append(proj / "runtime" / "runtime" / "tc_main_host.c")
         inc = ["-I", str(proj / "model"), "-I", str(proj / "runtime" / "include")]
         try:
-            objs = _kernel_objects(kernels, inc)
+            objs = _kernel_objects(proj, kernels, Path(td) / "objs")
         except RuntimeError as e:
             return str(e)
         exe = Path(td) / "tc_san"

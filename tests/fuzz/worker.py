@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from .runners import remove_board_runtime, run_board_case, run_model_case
-from .sanitizer_build import remove_kernel_objects
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,7 +78,6 @@ def worker_main(mem_mb: int) -> None:
         pass
     import atexit
 
-    atexit.register(remove_kernel_objects)
     atexit.register(remove_board_runtime)
     proto.write('{"status": "ready"}\n')
     proto.flush()

@@ -39,6 +39,7 @@ from ..boards import Board, get_board
 from ..errors import CompileError, DoesNotFit
 from .board_files import render_linker, write_board_files, write_testvec
 from .images import write_images
+from .objcache import compile_cached, object_key
 from .recipe import VARIANTS, BuildRecipe
 from .size import SizeReport, size_report
 from .toolchain import find_toolchain, run_tool, tool_failure
@@ -80,14 +81,24 @@ def _compile_all(
     for o in objs:
         (project / o).parent.mkdir(parents=True, exist_ok=True)
 
+    rt = project / "runtime"
+    headers = sorted([*(rt / "include").glob("*.h"), *(rt / "kernels").glob("*.h")])
+
     def one(src_obj: tuple[str, str]) -> subprocess.CompletedProcess[str]:
         src, obj = src_obj
-        return run_tool(
-            [tools["gcc"], *recipe.cflags, "-c", src, "-o", obj],
-            project,
-            f"compiling {src}",
-            _tool_tmp(project),
-        )
+
+        def compile_it() -> subprocess.CompletedProcess[str]:
+            return run_tool(
+                [tools["gcc"], *recipe.cflags, "-c", src, "-o", obj],
+                project,
+                f"compiling {src}",
+                _tool_tmp(project),
+            )
+
+        if not src.startswith("runtime/kernels/"):  # the model's and the board's: every time
+            return compile_it()
+        key = object_key(tools["gcc"], recipe.cflags, project / src, headers, project)
+        return compile_cached(key, project / obj, compile_it)  # the same for every model
 
     pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1))
     try:
@@ -170,7 +181,8 @@ def build_firmware(
     names = {ext: build_dir / f"firmware.{ext}" for ext in ("elf", "bin", "hex", "uf2", "map")}
     for p in names.values():
         p.unlink(missing_ok=True)
-    # Objects are rebuilt every time: the sources are small and stale objects are a risk.
+    # Objects are rebuilt every time (the kernels' from the object cache, objcache.py, keyed by
+    # their contents): stale objects are a risk.
     obj_root = f"{rel_build}/obj"
     shutil.rmtree(project / obj_root, ignore_errors=True)
     _tool_tmp(project).mkdir(parents=True, exist_ok=True)
