@@ -40,26 +40,13 @@ def _kernel_objects(proj: Path, kernels: list[Path], workdir: Path) -> list[str]
     """The model-independent kernels with the sanitizers, through tinycompile's object cache
     (compiled once per content and flags, shared by every worker and run)."""
     from tinycompile.build import host_cc
-    from tinycompile.build.objcache import compile_cached, object_key
+    from tinycompile.build.host import kernel_objects
+    from tinycompile.errors import ToolchainError
 
-    cc = host_cc()
-    rt = proj / "runtime"
-    headers = sorted([*(rt / "include").glob("*.h"), *(rt / "kernels").glob("*.h")])
-    flags = [*SAN_FLAGS, f"-ffile-prefix-map={proj}=.", "-Iruntime/include"]
-    workdir.mkdir(parents=True, exist_ok=True)
-    objs = []
-    for k in kernels:
-        o = workdir / f"{k.stem}.o"
-        cmd = [cc, *flags, "-c", str(k.relative_to(proj)), "-o", str(o)]
-
-        def compile_it(cmd: list[str] = cmd) -> subprocess.CompletedProcess[str]:
-            return subprocess.run(cmd, cwd=proj, capture_output=True, text=True, timeout=300)
-
-        r = compile_cached(object_key(cc, flags, k, headers, proj), o, compile_it)
-        if r.returncode != 0:
-            raise RuntimeError(f"kernel compile failed:\n{r.stderr[-3000:]}")
-        objs.append(str(o))
-    return objs
+    try:
+        return [str(o) for o in kernel_objects(host_cc(), SAN_FLAGS, proj, kernels, workdir)]
+    except ToolchainError as e:
+        raise RuntimeError(f"kernel compile failed:\n{str(e)[-3000:]}") from None
 
 
 def _random_inputs(g: Any, n: int, seed: int) -> list[Any]:

@@ -53,7 +53,7 @@ def build_host(
     objdir = exe.with_name(f".{name}.obj")
     cc = host_cc()
     try:
-        objs = _kernel_objects(cc, [*HOST_CFLAGS, *defs], project, kernels, objdir)
+        objs = kernel_objects(cc, [*HOST_CFLAGS, *defs], project, kernels, objdir)
         cmd = [
             cc,
             *HOST_CFLAGS,
@@ -80,11 +80,12 @@ def build_host(
     return exe
 
 
-def _kernel_objects(
+def kernel_objects(
     cc: str, flags: list[str], project: Path, kernels: list[Path], objdir: Path
 ) -> list[Path]:
-    """The kernels' objects in ``objdir``, each compiled in the project by its relative path
-    (so that no path of the project enters it) or copied from the object cache."""
+    """The kernels' objects in ``objdir``, each compiled with ``cc flags`` in the project by its
+    relative path (so that no path of the project enters it) or copied from the object cache
+    (``objcache``). ToolchainError when one does not compile."""
     rt = project / "runtime"
     headers = sorted([*(rt / "include").glob("*.h"), *(rt / "kernels").glob("*.h")])
     flags = [*flags, f"-ffile-prefix-map={project}=.", "-Iruntime/include"]
