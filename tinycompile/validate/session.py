@@ -1,4 +1,5 @@
-"""`tinycompile validate`: run inputs on a board over its console, compare with TFLM on the host.
+"""`tinycompile validate`: run inputs on a board over its console, compare with TFLM on the host
+(onnxruntime for an .onnx model, as `run` does: docs/onnx.md).
 
 The board's firmware (the build `tinycompile build` makes and a flasher writes) answers the
 validation protocol after its start-up report. `validate` handshakes (the firmware must run
@@ -26,7 +27,13 @@ from ..run.compare import diff
 from ..run.emulator import ICOUNT_SHIFT, ticks_to_instructions
 from ..run.inputs import make_inputs
 from ..run.ioformat import NP_DTYPES
-from ..run.reference import require_reference, run_tflm
+from ..run.reference import (
+    is_onnx_model,
+    require_onnxruntime,
+    require_reference,
+    run_onnxruntime,
+    run_tflm,
+)
 from ..serialport import Port
 from .device import Device
 from .protocol import Hello
@@ -34,7 +41,7 @@ from .protocol import Hello
 
 @dataclass
 class InputResult:
-    """One input on the board: its cycles and the outputs that differ from TFLM."""
+    """One input on the board: its cycles and the outputs that differ from the reference."""
 
     index: int
     cycles: int
@@ -59,6 +66,7 @@ class ValidateReport:
     machine: str = ""  # the QEMU machine when emulated
     notes: list[str] = field(default_factory=list)
     layer_kinds: list[str] = field(default_factory=list)
+    reference: str = "TFLM"  # what the outputs were compared with (onnxruntime for ONNX)
 
     @property
     def ok(self) -> bool:
@@ -91,7 +99,9 @@ class ValidateReport:
         maxd = max((m["max_abs_diff"] for r in self.results for m in r.mismatches), default=0.0)
         cyc = [r.cycles for r in self.results]
         h = self.hello
-        verdict = "bit-exact with TFLM" if self.ok else "MISMATCH with TFLM"
+        verdict = (
+            f"bit-exact with {self.reference}" if self.ok else f"MISMATCH with {self.reference}"
+        )
         lines = [
             f"{verdict}: {len(self.results)} inputs on {h.board}, {len(bad)} with mismatching"
             f" outputs, {nbytes} mismatching output bytes, max |diff| {maxd:g}"
@@ -132,6 +142,7 @@ class ValidateReport:
             "emulated": self.emulated,
             "model_sha256": h.model_sha256,
             "bit_exact": self.ok,
+            "reference": self.reference,
             "inputs": [
                 {
                     "index": r.index,
@@ -183,16 +194,23 @@ def validate(
     on_hello: Callable[[Hello], None] | None = None,
     on_result: Callable[[ValidateReport, InputResult], None] | None = None,
 ) -> ValidateReport:
-    """Validate the firmware on `port` against TFLM for `model` (inputs: batch on axis 0).
-    The first handshake may take up to `connect_s` seconds (a board just reset is still busy
-    with its start-up report)."""
-    require_reference()
+    """Validate the firmware on `port` against TFLM (onnxruntime for an .onnx model) for `model`
+    (inputs: batch on axis 0). The first handshake may take up to `connect_s` seconds (a board
+    just reset is still busy with its start-up report)."""
+    onnx_model = is_onnx_model(model)
+    if onnx_model:
+        require_onnxruntime()
+    else:
+        require_reference()
     b = get_board(board)
     if b.uart is None:
         raise CompileError(f"board {b.name} has no console UART to validate over")
     g = load_model(model)
     xs = inputs if inputs is not None else make_inputs(g, n, seed)
-    ref = run_tflm(model, xs, n_outputs=len(g.outputs))
+    if onnx_model:
+        ref = run_onnxruntime(model, xs, g)
+    else:
+        ref = run_tflm(model, xs, n_outputs=len(g.outputs))
     with Port(port, b.uart.baud, timeout_s=timeout_s) as p:
         dev = Device(p, timeout_s=timeout_s, invoke_timeout_s=invoke_timeout_s)
         dev.resync()
@@ -201,6 +219,7 @@ def validate(
         if on_hello is not None:
             on_hello(h)
         report = ValidateReport(str(model), port, h, [], emulated=emulated, machine=machine)
+        report.reference = "onnxruntime" if onnx_model else "TFLM"
         report.notes += _timer_notes(h, b.timer, emulated)
         if layers:
             report.layer_kinds = _layer_kinds(g, b.name)  # (plans a copy of the graph)
