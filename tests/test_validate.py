@@ -69,6 +69,21 @@ def test_validate_example_in_qemu(capsys: pytest.CaptureFixture[str]) -> None:
     assert any("not the part's cycles" in n for n in d["notes"])
 
 
+def test_validate_builds_and_names_layers_with_the_planner_options(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--stream (and --speed-sram) as the firmware was built: with --port qemu the firmware is
+    built so, and its layers are named from the same plan."""
+    args = ["validate", str(DIGITS), "--board", BOARD, "--port", "qemu", "-n", "2", "--layers"]
+    code, out, err = run_cli([*args, "--stream", "min", "--json"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    p = api.plan(DIGITS, board=BOARD, stream="min")
+    kinds = [p.lowering.ops[i].op.kind for i in p.order]
+    assert d["bit_exact"] and d["layer_kinds"] == kinds and kinds[0] == "STREAM"
+    assert all(len(r["layer_cycles"]) == len(kinds) for r in d["inputs"])
+
+
 def test_cmsdk_uart_answers_too() -> None:
     """The qemu-m3 board build's console (CMSDK UART on mps2-an385): another receive path."""
     rep = validate_on_emulator(str(DIGITS), "qemu-m3", n=2)

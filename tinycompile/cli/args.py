@@ -227,8 +227,10 @@ def parser() -> argparse.ArgumentParser:
         "validate",
         help="run inputs on a board over its console UART, compare with TFLM, report cycles",
         description="Handshake with the board firmware `build` made for MODEL (it must run this"
-        " model file), send inputs, invoke, read outputs, compare with TFLM. Exit 0: all match,"
-        " 1: a mismatch, 3: the port or board failed.",
+        " model file), send inputs, invoke, read outputs, compare with TFLM (onnxruntime for an"
+        " .onnx model). --stream and --speed-sram: as the firmware was built (they name its"
+        " layers; with --port qemu they build it). Exit 0: all match, 1: a mismatch, 3: the port"
+        " or board failed.",
     )
     _model_arg(p)
     p.add_argument("--board", required=True, help="the board the firmware was built for")
@@ -249,6 +251,7 @@ def parser() -> argparse.ArgumentParser:
         help="seconds to wait for the first handshake; a board just reset runs its start-up"
         " inference first (default 10; 300 with --port qemu)",
     )
+    _plan_args(p)
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(

@@ -231,13 +231,14 @@ def cmd_validate(a: argparse.Namespace) -> int:
         raise UsageError(f"--connect-timeout takes 0..3600 seconds, got {a.connect_timeout:g}")
     from ..validate.command import validate_command
 
-    api.plan(a.model)  # a model that cannot be compiled is refused here (exit 2)
+    api.plan(a.model, board=a.board, stream=a.stream, speed=a.speed_sram)  # refused: exit 2
     if not str(a.model).lower().endswith(".onnx"):  # onnxruntime is an .onnx model's reference
         api.require_reference()
     n = a.n if a.n is not None else DEFAULT_SAMPLES
     ok = validate_command(
         a.model, a.board, a.port, inputs_file=a.inputs, n=n, seed=a.seed, layers=a.layers,
-        timeout_s=a.timeout, as_json=a.json, connect_s=a.connect_timeout,
+        timeout_s=a.timeout, as_json=a.json, connect_s=a.connect_timeout, stream=a.stream,
+        speed=a.speed_sram,
     )  # fmt: skip
     return EXIT_OK if ok else EXIT_DOES_NOT_FIT
 

@@ -28,8 +28,11 @@ def validate_command(
     timeout_s: float,
     as_json: bool,
     connect_s: float | None = None,
+    stream: str | int = "auto",
+    speed: int | None = 0,
 ) -> bool:
-    """Validate and print a line per input and a summary (or one JSON object); True: all match."""
+    """Validate and print a line per input and a summary (or one JSON object); True: all match.
+    ``stream``, ``speed``: the planner's options the firmware was built with."""
     xs = None
     notes: list[str] = []
     if inputs_file:
@@ -57,6 +60,8 @@ def validate_command(
         "invoke_timeout_s": timeout_s,
         "on_hello": on_hello,
         "on_result": on_result,
+        "stream": stream,
+        "speed": speed,
     }
     if connect_s is not None:
         kw["connect_s"] = connect_s

@@ -115,15 +115,22 @@ def _wait_for_pty(proc: subprocess.Popen[bytes], log, serial: int, timeout_s: fl
 
 
 def validate_on_emulator(model: str | Path, board: str, **kw: Any) -> ValidateReport:
-    """Build `model`'s real-board firmware for `board` in a temporary folder, run it in QEMU
-    with its console on a pty and validate it there (`validate`'s keywords)."""
+    """Build `model`'s real-board firmware for `board` in a temporary folder (planned with the
+    keywords ``stream`` and ``speed``, as `build` plans it), run it in QEMU with its console on
+    a pty and validate it there (`validate`'s keywords)."""
     from ..fit import plan_for
     from ..run.board import build_board
 
     b = get_board(board)
     pty_command(b, Path(model))  # refuse a board QEMU cannot run before building anything
     with tempfile.TemporaryDirectory(prefix="tc_validate_") as td:
-        fw = build_board(plan_for(load_model(model), b.name), b.name, Path(td) / "project").firmware
+        p = plan_for(
+            load_model(model),
+            b.name,
+            stream=kw.get("stream", "auto"),
+            speed=kw.get("speed", 0),
+        )
+        fw = build_board(p, b.name, Path(td) / "project").firmware
         with emulated_board(b, fw.elf) as emu:
             # the emulated board starts with its start-up inference, slow under -icount
             kw.setdefault("connect_s", EMULATED_CONNECT_S)

@@ -143,6 +143,7 @@ class ValidateReport:
             "model_sha256": h.model_sha256,
             "bit_exact": self.ok,
             "reference": self.reference,
+            "layer_kinds": self.layer_kinds,  # with --layers: each layer's operator, in order
             "inputs": [
                 {
                     "index": r.index,
@@ -193,10 +194,13 @@ def validate(
     connect_s: float = 10.0,
     on_hello: Callable[[Hello], None] | None = None,
     on_result: Callable[[ValidateReport, InputResult], None] | None = None,
+    stream: str | int = "auto",
+    speed: int | None = 0,
 ) -> ValidateReport:
     """Validate the firmware on `port` against TFLM (onnxruntime for an .onnx model) for `model`
     (inputs: batch on axis 0). The first handshake may take up to `connect_s` seconds (a board
-    just reset is still busy with its start-up report)."""
+    just reset is still busy with its start-up report). ``stream``, ``speed``: the planner's
+    options the firmware was built with (they give its layers' order and kinds)."""
     onnx_model = is_onnx_model(model)
     if onnx_model:
         require_onnxruntime()
@@ -222,7 +226,7 @@ def validate(
         report.reference = "onnxruntime" if onnx_model else "TFLM"
         report.notes += _timer_notes(h, b.timer, emulated)
         if layers:
-            report.layer_kinds = _layer_kinds(g, b.name)  # (plans a copy of the graph)
+            report.layer_kinds = _layer_kinds(g, b.name, stream, speed)  # (plans a copy)
             if not h.layer_cycles:
                 report.notes.append("the firmware is no profile build: no per-layer cycles")
         dev.reset_state()  # the start-up report's inference moved a stateful model's state
@@ -273,9 +277,9 @@ def _timer_notes(h: Hello, board_timer: str, emulated: bool) -> list[str]:
     return notes
 
 
-def _layer_kinds(g: Graph, board: str) -> list[str]:
+def _layer_kinds(g: Graph, board: str, stream: str | int, speed: int | None) -> list[str]:
     """The operator of every layer, in the firmware's order (the plan's for ``board``)."""
     from ..fit import plan_for
 
-    p = plan_for(load_model(g.source) if g.source else g, board)
+    p = plan_for(load_model(g.source) if g.source else g, board, stream=stream, speed=speed)
     return [p.lowering.ops[i].op.kind for i in p.order]
