@@ -5,6 +5,7 @@ hit; the cache can be turned off. Each test has a cache folder of its own."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,29 @@ def test_cache_off_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     build_host(api.generate(MODEL, tmp_path / "a"))
     assert not (tmp_path / "xdg").exists() and not (tmp_path / "home").exists()
+
+
+def test_oldest_entries_are_dropped(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tinycompile.build import objcache
+
+    folder = cache / "objects"
+    folder.mkdir(parents=True)
+    for i in range(5):
+        for suffix in (".o", ".txt"):
+            (folder / f"k{i}{suffix}").write_text(str(i))
+        os.utime(folder / f"k{i}.o", (1000 + i, 1000 + i))
+    monkeypatch.setattr(objcache, "MAX_ENTRIES", 3)
+    objcache._prune(folder)
+    assert sorted(p.name for p in folder.iterdir()) == [
+        f"k{i}{s}" for i in (2, 3, 4) for s in (".o", ".txt")
+    ]
+
+
+def test_an_unwritable_cache_means_no_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("")
+    monkeypatch.setenv(CACHE_ENV, str(blocker))  # objects/ cannot be made under a file
+    exe = build_host(api.generate(MODEL, tmp_path / "a"))
+    assert exe.is_file() and blocker.is_file()
