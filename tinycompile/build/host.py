@@ -2,8 +2,8 @@
 
 The host build compiles the same kernel sources as the firmware with the machine's C compiler,
 which makes bit-exact testing fast (the kernels' objects are kept between builds: objcache.py).
-It is reproducible: no absolute paths or timestamps enter
-the binary beyond what the compiler itself adds.
+It is reproducible: no absolute paths or timestamps enter the binary beyond what the compiler
+itself adds.
 """
 
 from __future__ import annotations

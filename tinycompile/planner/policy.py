@@ -105,8 +105,8 @@ def _grant_scratch(
 ) -> tuple[Layout, dict[int, Choice]]:
     """Grant optional scratch op by op while the arena stays within ``budget`` (None: no limit),
     most MACs first, an op in place first tried out of place (the arena is free to spend up to
-    the budget); ``per_byte``: most MACs per byte of scratch first, an op in place kept in
-    place (the cheaper of the two)."""
+    the budget); ``per_byte``: most MACs per byte of scratch first, an op in place first tried
+    in place with it (the cheaper of the two)."""
     waiting = [
         p
         for p in prepared
