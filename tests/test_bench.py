@@ -86,3 +86,25 @@ def test_bench_marks_reference_ratio_and_failures() -> None:
     assert "issue 11: 0.264 M MACs" in text
     assert "fast build FAILED: firmware hard fault at pc=0x00001234" in text
     assert "does not fit board samd21: flash; run on rp2040 (same core" in text
+
+
+def test_function_profile_accounts_for_the_inference() -> None:
+    """benchmarks/profile_functions.py: every instruction of a run is attributed to a function,
+    the inference's kernels among them (the M0+ paths on the samd21), and the run holds at
+    least the inference that the harness counts."""
+    spec = importlib.util.spec_from_file_location(
+        "profile_functions", ROOT / "benchmarks" / "profile_functions.py"
+    )
+    assert spec is not None and spec.loader is not None
+    prof = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(prof)
+    counts, macs = prof.profile(DIGITS, "samd21")
+    harness = _bench().run_build(DIGITS, "samd21", 1, portable=False, shapes=["?"] * 5)
+    total = sum(counts.values())
+    assert macs == 25_600 and total > harness.instructions > 0
+    assert counts["tc_m0_dot14"] > 0 and counts["tc_fc_m0_dot4"] > 0
+    assert not any(name.endswith("_dsp") for name in counts)  # an ARMv6-M build
+    kernels = sum(n for name, n in counts.items() if name.startswith("tc_") and "m0" in name)
+    assert kernels > harness.instructions / 2
+    text = prof.format_table(counts, macs, 5)
+    assert f"{total:,}" in text.splitlines()[-1] and "tc_m0_dot14" in text
