@@ -12,7 +12,7 @@ import pytest
 
 from tinycompile import api
 from tinycompile.build import build_firmware, build_host
-from tinycompile.build.objcache import CACHE_ENV, object_key
+from tinycompile.build.objcache import CACHE_ENV, kernel_headers, object_key
 from tinycompile.errors import ToolchainError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,9 +91,8 @@ def test_warnings_come_back_on_every_hit(cache: Path, tmp_path: Path) -> None:
 
 def test_a_kernel_reading_an_outside_header_is_not_cached(tmp_path: Path) -> None:
     proj = api.generate(MODEL, tmp_path / "a")
-    rt = proj / "runtime"
-    headers = sorted([*(rt / "include").glob("*.h"), *(rt / "kernels").glob("*.h")])
-    src = rt / "kernels" / "tc_copy.c"
+    headers = kernel_headers(proj)
+    src = proj / "runtime" / "kernels" / "tc_copy.c"
     assert object_key("cc", ["-O2"], src, headers, proj) is not None
     src.write_text('#include "tc_model.h"\n' + src.read_text())  # the model's own header
     assert object_key("cc", ["-O2"], src, headers, proj) is None

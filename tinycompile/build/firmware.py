@@ -39,7 +39,7 @@ from ..boards import Board, get_board
 from ..errors import CompileError, DoesNotFit
 from .board_files import render_linker, write_board_files, write_testvec
 from .images import write_images
-from .objcache import compile_cached, object_key
+from .objcache import compile_cached, kernel_headers, object_key
 from .recipe import VARIANTS, BuildRecipe
 from .size import SizeReport, size_report
 from .toolchain import find_toolchain, run_tool, tool_failure
@@ -81,8 +81,7 @@ def _compile_all(
     for o in objs:
         (project / o).parent.mkdir(parents=True, exist_ok=True)
 
-    rt = project / "runtime"
-    headers = sorted([*(rt / "include").glob("*.h"), *(rt / "kernels").glob("*.h")])
+    headers = kernel_headers(project)
 
     def one(src_obj: tuple[str, str]) -> subprocess.CompletedProcess[str]:
         src, obj = src_obj

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import procs
 from ..errors import ToolchainError
-from .objcache import compile_cached, object_key
+from .objcache import compile_cached, kernel_headers, object_key
 
 HOST_CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
 
@@ -86,8 +86,7 @@ def kernel_objects(
     """The kernels' objects in ``objdir``, each compiled with ``cc flags`` in the project by its
     relative path (so that no path of the project enters it) or copied from the object cache
     (``objcache``). ToolchainError when one does not compile."""
-    rt = project / "runtime"
-    headers = sorted([*(rt / "include").glob("*.h"), *(rt / "kernels").glob("*.h")])
+    headers = kernel_headers(project)
     flags = [*flags, f"-ffile-prefix-map={project}=.", "-Iruntime/include"]
     objdir.mkdir(parents=True, exist_ok=True)
     objs = []

@@ -59,6 +59,13 @@ def _compiler_id(cc: str) -> str:
     return f"{os.path.realpath(path)}\n{version}"
 
 
+def kernel_headers(project: Path) -> list[Path]:
+    """Every header a project's kernel source may read (runtime/include and runtime/kernels):
+    what ``object_key`` is given for the kernels."""
+    rt = project / "runtime"
+    return sorted([*(rt / "include").glob("*.h"), *(rt / "kernels").glob("*.h")])
+
+
 def object_key(
     cc: str, flags: Sequence[str], source: Path, headers: Sequence[Path], cwd: Path
 ) -> str | None:
