@@ -43,3 +43,22 @@ def op_models(*, tflm: bool = False) -> list[Path]:
 @pytest.fixture
 def example_model() -> Path:
     return ROOT / "examples" / "digits.tflite"
+
+
+def run_with_inputs(model: Path, x, tmp_path: Path) -> tuple[dict, object]:
+    """`tinycompile run MODEL --inputs x.npy --outputs y.npy --json` as a user runs it: the
+    JSON report and the outputs file's array (exit 0 asserted)."""
+    import json
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    np.save(tmp_path / "x.npy", x)
+    r = subprocess.run(
+        [sys.executable, "-m", "tinycompile.cli", "run", str(model), "--inputs",
+         str(tmp_path / "x.npy"), "--outputs", str(tmp_path / "y.npy"), "--json"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout), np.load(tmp_path / "y.npy")

@@ -284,6 +284,7 @@ def test_run_float_unbatched_and_npz_by_name(tmp_path: Path) -> None:
     assert d["bit_exact"] and d["samples"] == 3
     assert d["notes"] == [
         "input 'x': float32 data quantized to int8 with scale 0.00392156886 and zero point -128"
+        " (rounded half away from zero, as the model file does)"
     ]
     y = np.load(tmp_path / "y.npy")
     assert np.array_equal(y, run_tflm(DIGITS, [x[:3]]).outputs[0])

@@ -119,7 +119,7 @@ def compare(
     model: str | Path,
     *,
     board: str = "host",
-    inputs: list[np.ndarray] | None = None,
+    inputs: list[np.ndarray] | UserInputs | None = None,
     n: int = 20,
     seed: int = 0,
     layers: bool = True,
@@ -129,6 +129,9 @@ def compare(
     speed: int | None = 0,
 ) -> CompareReport:
     """Compile ``model`` for ``board``, run it, and compare bit for bit with TFLM.
+
+    ``inputs``: IR batches (``run.samples``), or a user's inputs as ``user_inputs`` checked
+    them (an ONNX reference is then fed the user's own float data).
 
     ``portable``: build the kernels' portable C paths only (no DSP or ARMv6-M fast paths; a
     board's emulator build), the baseline `make bench` measures the fast paths against."""

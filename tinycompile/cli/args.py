@@ -155,11 +155,11 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "run",
-        help="build, run, and compare with TensorFlow Lite Micro (onnxruntime for .onnx)",
-        description="Build, run and compare with TFLM (onnxruntime for an .onnx model; see"
-        " docs/onnx.md). A Cortex-M board runs in QEMU (its"
-        " emulator build: there is no runner for physical boards), so --emulator is implied;"
-        " --board host runs a host build.",
+        help="build, run, and compare with TensorFlow Lite Micro (the ONNX reference for .onnx)",
+        description="Build, run and compare with TFLM (an .onnx model: with the ONNX"
+        " reference, and with onnxruntime as a second opinion; see docs/onnx.md). A Cortex-M"
+        " board runs in QEMU (its emulator build: there is no runner for physical boards), so"
+        " --emulator is implied; --board host runs a host build.",
     )
     _model_arg(p, required=False)
     p.add_argument(
@@ -227,10 +227,10 @@ def parser() -> argparse.ArgumentParser:
         "validate",
         help="run inputs on a board over its console UART, compare with TFLM, report cycles",
         description="Handshake with the board firmware `build` made for MODEL (it must run this"
-        " model file), send inputs, invoke, read outputs, compare with TFLM (onnxruntime for an"
-        " .onnx model). --stream and --speed-sram: as the firmware was built (they name its"
-        " layers; with --port qemu they build it). Exit 0: all match, 1: a mismatch, 3: the port"
-        " or board failed.",
+        " model file), send inputs, invoke, read outputs, compare with TFLM (the ONNX"
+        " reference for an .onnx model). --stream and --speed-sram: as the firmware was built"
+        " (they name its layers; with --port qemu they build it). Exit 0: all match, 1: a"
+        " mismatch, 3: the port or board failed.",
     )
     _model_arg(p)
     p.add_argument("--board", required=True, help="the board the firmware was built for")

@@ -11,6 +11,8 @@ from .. import api
 from ..paths import EXAMPLE_MODEL
 from ..report import build_report, plan_dict, plan_table, write_json
 from ..run.files import check_outputs, load_inputs, save_outputs
+from ..run.reference import ONNX_REFERENCE
+from ..run.samples import to_user
 from ..timeline import report_html, timeline_svg
 from .args import (
     DEFAULT_SAMPLES,
@@ -129,8 +131,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     from ..boards import get_board
 
     get_board(a.board)  # an unknown board is refused before anything is built
-    onnx_model = str(model).lower().endswith(".onnx")  # onnxruntime is its reference
-    ref_name = "onnxruntime" if onnx_model else "TFLM"
+    onnx_model = str(model).lower().endswith(".onnx")  # the numpy ONNX reference is its reference
+    ref_name = ONNX_REFERENCE if onnx_model else "TFLM"
     if not onnx_model:
         api.require_reference()
     g = api.plan(model, board=a.board, stream=a.stream, speed=a.speed_sram).graph
@@ -138,8 +140,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     notes: list[str] = []
     xs = None
     if a.inputs:
-        given = api.user_inputs(g, load_inputs(a.inputs))
-        xs, notes = given.arrays, given.notes
+        xs = api.user_inputs(g, load_inputs(a.inputs))
+        notes = xs.notes
     n = a.n if a.n is not None else DEFAULT_SAMPLES
     r = api.compare(
         model,
@@ -152,7 +154,8 @@ def cmd_run(a: argparse.Namespace) -> int:
         speed=a.speed_sram,
     )
     if out_path is not None and r.refusal is None:
-        save_outputs(out_path, [g.t(t).name for t in g.outputs], r.result.outputs)
+        outs = [to_user(g, t, o) for t, o in zip(g.outputs, r.result.outputs, strict=True)]
+        save_outputs(out_path, [g.t(t).name for t in g.outputs], outs)
     elif out_path is not None:
         notes.append(f"--outputs {a.outputs} not written: the run stopped at a refused input")
     d = {
@@ -165,6 +168,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         "max_abs_diff": r.max_abs_diff,
         "bit_exact": r.ok,
         "refusal": r.refusal,
+        "second_opinion": r.second_opinion,  # ONNX: onnxruntime on the same run (docs/onnx.md)
         "notes": notes,
     }
     if r.profile is not None:
@@ -192,6 +196,8 @@ def cmd_run(a: argparse.Namespace) -> int:
         )
         if r.refusal is not None:
             print(("" if r.refusal_agrees else "MISMATCH with TFLM: ") + r.refusal["line"])
+        if (second := r.second_opinion_line()) is not None:
+            print(second)
     if not r.ok:
         return EXIT_DOES_NOT_FIT
     if r.refusal is None:

@@ -93,6 +93,29 @@ class Op:
     options: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class Port:
+    """How the model file shows a graph input or output where that differs from its IR tensor
+    (run/samples.py converts between the two; a tensor without a port is shown as it is).
+
+    ``shape`` is the file's (ONNX: NCHW), ``perm`` the axes of the file's tensor that make the
+    IR's (``ir = file.transpose(perm)``; None: the same order). ``dtype`` is what the file's
+    interface carries: float32 where the file quantizes (QuantizeLinear) or dequantizes at the
+    boundary, else the quantized type. ``qdtype`` is the file's quantized type of the value
+    (uint8 values are held in the IR as int8 minus 128: ``offset`` -128). ``rounding`` is the
+    file's float -> integer rule: "half_away" (TFLite's QUANTIZE) or "half_even" (ONNX's
+    QuantizeLinear). ``view``: the shape the file's tensor is reshaped to before ``perm``
+    (a float Reshape in front of the QuantizeLinear; None: ``shape``)."""
+
+    shape: tuple[int, ...]
+    dtype: str
+    qdtype: str
+    perm: tuple[int, ...] | None = None
+    view: tuple[int, ...] | None = None
+    offset: int = 0
+    rounding: str = "half_away"
+
+
 @dataclass
 class Graph:
     """Tensors, ops in a valid execution order, and the graph's inputs and outputs."""
@@ -104,6 +127,8 @@ class Graph:
     outputs: list[int]
     source: str = ""
     sha256: str = ""  # hex SHA-256 of the model file's bytes (the firmware's model fingerprint)
+    ports: dict[int, Port] = field(default_factory=dict)  # graph inputs/outputs the file shows
+    # otherwise than the IR holds them (ONNX: NCHW, float or uint8 interfaces)
 
     def t(self, tid: int) -> Tensor:
         return self.tensors[tid]

@@ -16,6 +16,7 @@ from ..outdir import staged
 from ..planner import Plan
 from ..report import build_report, write_json
 from ..timeline import report_html
+from . import samples
 from .emulator import run_emulator
 from .inputs import make_inputs
 from .ioformat import (
@@ -60,7 +61,9 @@ class BoardBuild:
 
 def self_test_vector(p: Plan) -> list[np.ndarray]:
     """A start-up test vector for ``build_board``: the first generated input sample."""
-    return [x[0] for x in make_inputs(p.graph, 1, 0)]
+    g = p.graph
+    xs = make_inputs(g, 1, 0)
+    return [samples.sample(g.t(t), x, 0) for t, x in zip(g.inputs, xs, strict=True)]
 
 
 def build_board(
@@ -143,7 +146,7 @@ def run_board(
     if er.returncode == EXIT_REFUSED:
         res = unpack_refused(p, er.output, er.stderr, debug_layers=debug_layers, profile=True)
     else:
-        n = inputs[0].shape[0]
+        n = samples.count(p.graph.t(p.graph.inputs[0]), inputs[0])
         res = unpack_outputs(p, er.output, n, debug_layers=debug_layers, profile=True)
     res.emulator = er
     res.firmware = fw

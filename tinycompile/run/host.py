@@ -14,6 +14,7 @@ from .. import procs
 from ..build import build_host
 from ..errors import RunError
 from ..planner import Plan
+from . import samples
 from .ioformat import (
     EXIT_REFUSED,
     RunResult,
@@ -38,7 +39,7 @@ def run_host(
     exe = build_host(
         project, debug_layers=debug_layers, name="tc_host_debug" if debug_layers else "tc_host"
     )
-    n = inputs[0].shape[0]
+    n = samples.count(p.graph.t(p.graph.inputs[0]), inputs[0])
     with tempfile.TemporaryDirectory(prefix="tc_run_") as wd:
         Path(wd, "tc_in.bin").write_bytes(pack_inputs(p.graph, inputs))
         progress = procs.Progress(n)

@@ -7,31 +7,33 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import CompileError
-from ..ir import Graph, Tensor
+from ..ir import Graph, Port, Tensor
+from . import samples
+from .samples import NP, RANGES
 
 
 @dataclass
 class UserInputs:
-    """Inputs ready to run (batch on axis 0, the inputs' own types) and what was converted."""
+    """Inputs ready to run (IR batches: ``samples.batch_shape``, the IR tensors' types), the
+    same samples as the model file takes them (``samples.file_samples``: ``(n, *port.shape)``,
+    float where the file's input is float and float data was given; what the ONNX reference is
+    fed), and what was converted."""
 
     arrays: list[np.ndarray]
     notes: list[str] = field(default_factory=list)
-
-
-RANGES = {"int8": (-128, 127), "int16": (-32768, 32767)}
-NP = {"int8": np.int8, "int16": np.int16}
+    model: list[np.ndarray] = field(default_factory=list)
 
 
 def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
-    """Random inputs, batch on axis 0: uniform int8 or int16 codes, or for float inputs, values
-    spanning the range of the quantization that follows them (so nothing is clipped away)."""
+    """Random inputs (IR batches of ``n`` samples): uniform int8 or int16 codes, or for float
+    inputs, values spanning the range of the quantization that follows them (so nothing is
+    clipped away)."""
     rng = np.random.default_rng(seed)
     cons = g.consumers()
     xs = []
     for tid in g.inputs:
         t = g.t(tid)
-        # one sample is the whole tensor: a leading 1 is the batch axis, a larger batch stays
-        shape = (n, *t.shape[1:]) if t.shape and t.shape[0] == 1 else (n, *t.shape)
+        shape = samples.batch_shape(t, n)
         if t.dtype in RANGES:
             lo_q, hi_q = RANGES[t.dtype]
             xs.append(rng.integers(lo_q, hi_q + 1, size=shape, dtype=NP[t.dtype]))
@@ -49,25 +51,15 @@ def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
     return xs
 
 
-def _sample_shape(t: Tensor) -> tuple[int, ...]:
-    return tuple(t.shape[1:]) if t.shape else ()
-
-
-def _quantize(x: np.ndarray, scale: float, zero_point: int, dtype: str = "int8") -> np.ndarray:
-    """float -> int8 / int16 as TFLite's QUANTIZE does: round half away from zero, add, clamp."""
-    v = x.astype(np.float64) / scale
-    q = np.sign(v) * np.floor(np.abs(v) + 0.5) + zero_point
-    lo, hi = RANGES[dtype]
-    return np.clip(q, lo, hi).astype(NP[dtype])
-
-
 def user_inputs(g: Graph, arrays: dict[str, np.ndarray] | list[np.ndarray]) -> UserInputs:
     """Check and convert inputs a user gave for graph ``g`` (one array per graph input, by
-    position or by input name) into batches the runs accept (batch on axis 0).
+    position or by input name) into IR batches.
 
-    A single unbatched sample gets a batch axis; float data for an int8 input is quantized with
-    the input's scale and zero point (said in ``notes``); integer data must fit the input's type.
-    Anything else is a one-line CompileError naming the input and what it wants."""
+    Each array is one sample or a batch in the model file's own shape and layout (ONNX: NCHW;
+    ``samples``). Float data for a quantized input is quantized as the file does (TFLite's
+    rounding, or ONNX QuantizeLinear's half to even; said in ``notes``); integer data must fit
+    the file's type of that input (uint8 for a uint8 ONNX input). Anything else is a one-line
+    CompileError naming the input and what it wants."""
     names = [g.t(tid).name for tid in g.inputs]
     if isinstance(arrays, dict):
         keys = list(arrays)
@@ -88,27 +80,27 @@ def user_inputs(g: Graph, arrays: dict[str, np.ndarray] | list[np.ndarray]) -> U
             f"model has {len(g.inputs)} input(s) {names}, {len(ordered)} array(s) given"
         )
     xs: list[np.ndarray] = []
+    model: list[np.ndarray] = []
     notes: list[str] = []
     for tid, x in zip(g.inputs, ordered, strict=True):
         t = g.t(tid)
-        x = np.asarray(x)
-        sample = _sample_shape(t)
-        if x.shape == sample:
-            x = x.reshape((1, *sample))
-        elif x.ndim != len(sample) + 1 or tuple(x.shape[1:]) != sample:
-            raise CompileError(
-                f"input '{t.name}' wants shape {list(sample)} (one sample) or"
-                f" {['N', *sample]} (a batch), got {list(x.shape)}"
-            )
+        p = samples.port(g, tid)
+        x = samples.file_samples(p, x, f"input '{t.name}'")
         if x.shape[0] == 0:
             raise CompileError(f"input '{t.name}' has no samples (batch of 0)")
-        xs.append(_convert(t, x, notes))
-    if len({x.shape[0] for x in xs}) > 1:
-        raise CompileError(f"inputs have different batch sizes {[x.shape[0] for x in xs]}")
-    return UserInputs(xs, notes)
+        x = _convert(t, p, x, notes)
+        model.append(x)
+        if x.dtype.kind == "f" and t.dtype in RANGES:
+            x = samples.quantize(x, t.quant.s, t.quant.zp - p.offset, p.qdtype, p.rounding)
+        xs.append(samples.to_ir(t, p, x))
+    if len({x.shape[0] for x in model}) > 1:
+        raise CompileError(f"inputs have different batch sizes {[x.shape[0] for x in model]}")
+    return UserInputs(xs, notes, model)
 
 
-def _convert(t: Tensor, x: np.ndarray, notes: list[str]) -> np.ndarray:
+def _convert(t: Tensor, p: Port, x: np.ndarray, notes: list[str]) -> np.ndarray:
+    """The user's samples checked: float32 for a float input (or float data to be quantized),
+    else integer codes of the file's type."""
     if x.dtype.kind == "f" and not np.all(np.isfinite(x)):
         raise CompileError(f"input '{t.name}' contains NaN or infinity")
     if t.dtype == "float32":
@@ -117,16 +109,17 @@ def _convert(t: Tensor, x: np.ndarray, notes: list[str]) -> np.ndarray:
         return x.astype(np.float32)
     if t.dtype not in RANGES:
         raise CompileError(f"input '{t.name}' has type {t.dtype}, which runs do not support")
-    ty = t.dtype
+    ty = p.qdtype
     if x.dtype.kind == "f":
         if t.quant is None or t.quant.per_channel:
             raise CompileError(f"input '{t.name}' wants {ty} data (no per-tensor quantization)")
-        s, zp = t.quant.s, t.quant.zp
+        s, zp = t.quant.s, t.quant.zp - p.offset
+        how = "half to even" if p.rounding == "half_even" else "half away from zero"
         notes.append(
             f"input '{t.name}': {x.dtype} data quantized to {ty} with scale {s:.9g}"
-            f" and zero point {zp}"
+            f" and zero point {zp} (rounded {how}, as the model file does)"
         )
-        return _quantize(x, s, zp, ty)
+        return x.astype(np.float32)
     if x.dtype.kind in "iu":
         lo, hi = RANGES[ty]
         if x.size and (int(x.min()) < lo or int(x.max()) > hi):
@@ -134,5 +127,5 @@ def _convert(t: Tensor, x: np.ndarray, notes: list[str]) -> np.ndarray:
                 f"input '{t.name}' wants {ty} data; {x.dtype} values reach"
                 f" [{int(x.min())}, {int(x.max())}] (give float data to have it quantized)"
             )
-        return x.astype(NP[ty])
+        return x.astype(samples.NP[ty])
     raise CompileError(f"input '{t.name}' wants {ty} (or float) data, got {x.dtype}")

@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import CompileError, RunError
 from ..ir import Graph
 from ..planner import Plan
+from . import samples
 
 if TYPE_CHECKING:
     from ..build import FirmwareBuild
@@ -64,7 +65,7 @@ def pack_inputs(g: Graph, inputs: list[np.ndarray]) -> bytes:
     """tc_in.bin for `inputs` (one array per graph input, batch on axis 0), types checked."""
     if len(inputs) != len(g.inputs):
         raise CompileError(f"model has {len(g.inputs)} inputs, {len(inputs)} given")
-    n = inputs[0].shape[0]
+    n = samples.count(g.t(g.inputs[0]), inputs[0]) if inputs else 0
     parts = [struct.pack("<I", n)]
     arrs = []
     for tid, x in zip(g.inputs, inputs, strict=True):
@@ -72,9 +73,10 @@ def pack_inputs(g: Graph, inputs: list[np.ndarray]) -> bytes:
         x = np.asarray(x)
         if x.dtype != NP_DTYPES[t.dtype]:
             raise CompileError(f"input tensor {tid} wants {t.dtype}, got {x.dtype}")
-        if x.shape[0] != n or x[0].size != t.size:
+        if samples.count(t, x) != n:
             raise CompileError(
-                f"input tensor {tid} wants samples of shape {list(t.shape)}, got {list(x.shape)}"
+                f"input tensor {tid} {list(t.shape)}: a batch of shape {list(x.shape)} holds"
+                f" {samples.count(t, x)} samples, the first input {n}"
             )
         arrs.append(x.reshape(n, -1))
     for s in range(n):
@@ -134,10 +136,8 @@ def unpack_outputs(p: Plan, data: bytes, n: int, *, debug_layers: bool, profile:
 
 
 def _stack(arrs: list[np.ndarray], t) -> np.ndarray:
-    """Samples on axis 0 (no samples: an empty array of the tensor's sample shape)."""
-    if arrs:
-        return np.concatenate(arrs, axis=0)
-    return np.zeros((0, *t.shape[1:]), NP_DTYPES[t.dtype])
+    """The samples' IR batch (``samples.stack``)."""
+    return samples.stack(t, arrs, NP_DTYPES[t.dtype])
 
 
 def unpack_refused(

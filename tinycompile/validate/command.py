@@ -36,8 +36,8 @@ def validate_command(
     xs = None
     notes: list[str] = []
     if inputs_file:
-        given = user_inputs(load_model(model), load_inputs(inputs_file))
-        xs, notes = given.arrays, given.notes
+        xs = user_inputs(load_model(model), load_inputs(inputs_file))
+        notes = xs.notes
     for note in notes if not as_json else []:
         print(f"note: {note}")
 

@@ -1,5 +1,5 @@
 """`tinycompile validate`: run inputs on a board over its console, compare with TFLM on the host
-(onnxruntime for an .onnx model, as `run` does: docs/onnx.md).
+(the ONNX reference for an .onnx model, as `run` does: docs/onnx.md).
 
 The board's firmware (the build `tinycompile build` makes and a flasher writes) answers the
 validation protocol after its start-up report. `validate` handshakes (the firmware must run
@@ -23,15 +23,16 @@ from ..boards import get_board
 from ..errors import CompileError, DeviceError
 from ..frontend import load_model
 from ..ir import Graph
+from ..run import samples
 from ..run.compare import diff
 from ..run.emulator import ICOUNT_SHIFT, ticks_to_instructions
-from ..run.inputs import make_inputs
+from ..run.inputs import UserInputs, make_inputs
 from ..run.ioformat import NP_DTYPES
 from ..run.reference import (
+    ONNX_REFERENCE,
     is_onnx_model,
-    require_onnxruntime,
     require_reference,
-    run_onnxruntime,
+    run_onnx_reference,
     run_tflm,
 )
 from ..serialport import Port
@@ -66,7 +67,7 @@ class ValidateReport:
     machine: str = ""  # the QEMU machine when emulated
     notes: list[str] = field(default_factory=list)
     layer_kinds: list[str] = field(default_factory=list)
-    reference: str = "TFLM"  # what the outputs were compared with (onnxruntime for ONNX)
+    reference: str = "TFLM"  # what the outputs were compared with (the ONNX reference for ONNX)
 
     @property
     def ok(self) -> bool:
@@ -183,7 +184,7 @@ def validate(
     board: str,
     port: str,
     *,
-    inputs: list[np.ndarray] | None = None,
+    inputs: list[np.ndarray] | UserInputs | None = None,
     n: int = 20,
     seed: int = 0,
     layers: bool = False,
@@ -197,22 +198,24 @@ def validate(
     stream: str | int = "auto",
     speed: int | None = 0,
 ) -> ValidateReport:
-    """Validate the firmware on `port` against TFLM (onnxruntime for an .onnx model) for `model`
+    """Validate the firmware on `port` against TFLM (the ONNX reference for an .onnx model,
+    ``run.onnx_reference``) for `model`
     (inputs: batch on axis 0). The first handshake may take up to `connect_s` seconds (a board
     just reset is still busy with its start-up report). ``stream``, ``speed``: the planner's
     options the firmware was built with (they give its layers' order and kinds)."""
     onnx_model = is_onnx_model(model)
-    if onnx_model:
-        require_onnxruntime()
-    else:
+    if not onnx_model:
         require_reference()
     b = get_board(board)
     if b.uart is None:
         raise CompileError(f"board {b.name} has no console UART to validate over")
     g = load_model(model)
+    given = inputs.model if isinstance(inputs, UserInputs) else None  # the file's view
+    if isinstance(inputs, UserInputs):
+        inputs = inputs.arrays
     xs = inputs if inputs is not None else make_inputs(g, n, seed)
     if onnx_model:
-        ref = run_onnxruntime(model, xs, g)
+        ref = run_onnx_reference(model, xs, g, model_inputs=given)
     else:
         ref = run_tflm(model, xs, n_outputs=len(g.outputs))
     with Port(port, b.uart.baud, timeout_s=timeout_s) as p:
@@ -223,21 +226,21 @@ def validate(
         if on_hello is not None:
             on_hello(h)
         report = ValidateReport(str(model), port, h, [], emulated=emulated, machine=machine)
-        report.reference = "onnxruntime" if onnx_model else "TFLM"
+        report.reference = ONNX_REFERENCE if onnx_model else "TFLM"
         report.notes += _timer_notes(h, b.timer, emulated)
         if layers:
             report.layer_kinds = _layer_kinds(g, b.name, stream, speed)  # (plans a copy)
             if not h.layer_cycles:
                 report.notes.append("the firmware is no profile build: no per-layer cycles")
         dev.reset_state()  # the start-up report's inference moved a stateful model's state
-        for s in range(xs[0].shape[0]):
-            for i, x in enumerate(xs):
-                dev.set_input(i, np.ascontiguousarray(x[s]).tobytes())
+        for s in range(samples.count(g.t(g.inputs[0]), xs[0])):
+            for i, (x, tid) in enumerate(zip(xs, g.inputs, strict=True)):
+                dev.set_input(i, np.ascontiguousarray(samples.sample(g.t(tid), x, s)).tobytes())
             status, cycles = dev.invoke()
             r = InputResult(s, cycles, status)
             for j, tid in enumerate(g.outputs):
                 t = g.t(tid)
-                want = ref.outputs[j][s : s + 1]
+                want = samples.sample(t, ref.outputs[j], s)
                 got = np.frombuffer(dev.get_output(j, h.output_bytes[j]), NP_DTYPES[t.dtype])
                 nb, d = diff(got.reshape(want.shape), want)
                 if nb:
