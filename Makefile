@@ -48,8 +48,9 @@ demo: $(STAMP)
 	$(PY) -m tinycompile.cli run examples/digits.tflite --board stm32f746 --emulator \
 	  --inputs examples/digits_inputs.npy --outputs build/digits_outputs.npy
 
-# the tests also render report.html in a headless browser (tests/test_report_html.py)
-TEST_APT_PKGS := chromium
+# the tests also render report.html in a headless browser (tests/test_report_html.py) and run
+# onnxruntime on an emulated AVX2 CPU without VNNI (qemu-user: tests/test_onnx_cpus.py)
+TEST_APT_PKGS := chromium qemu-user
 test: $(STAMP)
 	@missing=""; for p in $(TEST_APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

@@ -2,8 +2,9 @@
 and per-channel weights: a CNN with depthwise and a residual add, an MLP in PyTorch layout,
 grouped convolutions, a Concat of different scales after Relu, Clip and Sigmoid, and Sigmoid /
 Mul / AveragePool / Pad / Transpose / Softmax; hand-made tie, uint8, wide-accumulator, all-pairs
-Add/Mul and QDQ-activation models) compiled, run on the host and in QEMU, and compared with
-onnxruntime bit for bit, outputs and every layer.
+Add/Mul and QDQ-activation models) compiled, run on the host and in QEMU, and compared bit for
+bit, outputs and every layer, with the numpy ONNX reference (``compare_plan``; onnxruntime is its
+second opinion, tests/test_onnx_reference.py checks the two agree).
 
 Models are built at test time (tests/onnxgen) into a session-scoped temporary folder. Inputs are
 quantized normal samples (what the models were calibrated on), so activations stay alive.
@@ -130,15 +131,17 @@ def test_emulator_bit_exact(onnx_models: dict[str, Path], model: str, board: str
 
 def test_qdq_default_session(onnx_models: dict[str, Path]) -> None:
     """onnxruntime's default x86-64 session leaves some int8 QDQ groups unfused (float32 DQ ->
-    op -> Q) where its s8 -> u8 rewrite does not reach them; the reference fuses every group
-    (docs/onnx.md). Against the default session the compiled model is then within one step,
-    and equal almost everywhere."""
-    from tinycompile.run.reference import run_onnxruntime
+    op -> Q) where its s8 -> u8 rewrite does not reach them; the reference fuses every group, as
+    onnxruntime's fusing session does (docs/onnx.md). Against the default session the compiled
+    model is then within one step, and equal almost everywhere."""
+    from tinycompile.run.reference import run_onnx_reference, run_onnxruntime
 
     path = onnx_models["act_qdq"]
     p = api.plan(path)
     xs = calibrated_inputs(p.graph, 100)
-    ours = run_onnxruntime(path, xs, p.graph).outputs[0]  # = the compiled model (tested above)
+    ours = run_onnx_reference(path, xs, p.graph).outputs[0]  # = the compiled model (above)
+    fused = run_onnxruntime(path, xs, p.graph).outputs[0]
+    assert np.array_equal(ours, fused)
     default = run_onnxruntime(path, xs, p.graph, fuse_int8=False).outputs[0]
     d = np.abs(ours.astype(int) - default.astype(int))
     assert d.max() <= 1 and np.count_nonzero(d) <= 0.02 * d.size, (d.max(), np.count_nonzero(d))

@@ -10,25 +10,31 @@ import numpy as np
 
 from ..outdir import generate
 from ..planner import Plan
+from . import samples
 from .board import run_board
 from .host import run_host
-from .inputs import make_inputs
+from .inputs import UserInputs, make_inputs
 from .ioformat import Refusal, RunResult
 from .profile import profile_of
 from .reference import (
     ReferenceResult,
     TflmRefusal,
     is_onnx_model,
-    require_onnxruntime,
+    ort_saturates_u8s8,
     require_reference,
+    run_onnx_reference,
     run_onnxruntime,
     run_tflm,
+    uint8_activations,
 )
 
 
 @dataclass
 class CompareReport:
-    """A comparison with TFLM: byte mismatches in outputs (and layers), largest difference."""
+    """A comparison with the reference (TFLM; for ONNX the numpy reference, docs/onnx.md): byte
+    mismatches in outputs (and layers), largest difference. ``second_opinion`` (ONNX models,
+    where onnxruntime is installed): onnxruntime's mismatches against the same compiled run,
+    which do not count in ``ok``."""
 
     model: str
     samples: int
@@ -42,6 +48,7 @@ class CompareReport:
     build_text: str = ""  # board runs: the size report
     state: list[dict] = field(default_factory=list)  # per variable tensor, after every sample
     refusal: dict | None = None  # a run stopped by a refused input: where, and who refused
+    second_opinion: dict | None = None  # name, mismatches, output_mismatches, explanation
 
     @property
     def refusal_agrees(self) -> bool:
@@ -73,7 +80,22 @@ class CompareReport:
         ]
         if self.refusal is not None:
             lines.append("  " + self.refusal["line"])
+        if (line := self.second_opinion_line()) is not None:
+            lines.append("  " + line)
         return "\n".join(lines)
+
+    def second_opinion_line(self) -> str | None:
+        """onnxruntime's verdict on the same run, one line (ONNX models only)."""
+        so = self.second_opinion
+        if so is None:
+            onnx_model = is_onnx_model(self.model)
+            return "second opinion: none, onnxruntime is not installed" if onnx_model else None
+        if not so["mismatches"]:
+            return f"second opinion, {so['name']}: agrees"
+        return (
+            f"second opinion, {so['name']}: differs by {so['mismatches']} bytes"
+            f" ({so['output_mismatches']} in outputs): {so['explanation']}"
+        )
 
 
 def diff(a: np.ndarray, b: np.ndarray) -> tuple[int, float]:
@@ -92,22 +114,24 @@ def compare_plan(
     model: str | Path,
     *,
     board: str = "host",
-    inputs: list[np.ndarray] | None = None,
+    inputs: list[np.ndarray] | UserInputs | None = None,
     n: int = 20,
     seed: int = 0,
     layers: bool = True,
     workdir: str | Path | None = None,
     portable: bool = False,
 ) -> CompareReport:
-    """Generate ``model`` (planned: ``p``) for ``board``, run it, compare bit for bit with TFLM.
+    """Generate ``model`` (planned: ``p``) for ``board``, run it, compare bit for bit with TFLM
+    (an ONNX model: with the numpy reference, and with onnxruntime as a second opinion).
 
     ``portable`` (a board's emulator build): kernels on their portable C paths only."""
     onnx_model = is_onnx_model(model)
-    if onnx_model:  # onnxruntime is the reference
-        require_onnxruntime()
-    else:
+    if not onnx_model:  # the numpy reference of an ONNX model needs only the onnx package
         require_reference()  # before a build that could not be compared
     g = p.graph
+    given = inputs.model if isinstance(inputs, UserInputs) else None  # the file's view
+    if isinstance(inputs, UserInputs):
+        inputs = inputs.arrays
     xs = inputs if inputs is not None else make_inputs(g, n, seed)
     steps = [p.lowering.ops[i].op for i in p.order]
     with tempfile.TemporaryDirectory(prefix="tc_cmp_") as td:
@@ -121,16 +145,40 @@ def compare_plan(
     build_text = str(res.firmware.size) if res.firmware is not None else ""
     tids = [op.outputs[0] for op in steps] + sorted(p.state) if layers else None
     if onnx_model:
-        ref = run_onnxruntime(model, xs, g, tensor_ids=tids)
+        ref = run_onnx_reference(model, xs, g, tensor_ids=tids, model_inputs=given)
     else:
         ref = run_tflm(model, xs, tensor_ids=tids, n_outputs=len(g.outputs), stop_on_refusal=True)
     refusal = refusal_verdict(res.refused, ref.refused)
-    n_in = xs[0].shape[0]
+    n_in = samples.count(g.t(g.inputs[0]), xs[0])
     ran = min(x.sample if x else n_in for x in (res.refused, ref.refused))  # run in full
     if ran < n_in:
         res = _first(p, res, ran)
         outs = [o[: ran * _rows(g, t)] for o, t in zip(ref.outputs, g.outputs, strict=True)]
         ref = ReferenceResult(outs, ref.tensors[:ran])
+    d = _diffs(p, res, ref, steps, layers)
+    second = None
+    if onnx_model:
+        second = _second_opinion(p, model, xs, tids, given, res, ref, steps, layers)
+    return CompareReport(
+        str(model),
+        ran,
+        d["mismatches"],
+        d["max_abs_diff"],
+        d["output_mismatches"],
+        d["layers"],
+        res,
+        ref.outputs,
+        prof,
+        build_text,
+        d["state"],
+        refusal,
+        second,
+    )
+
+
+def _diffs(p: Plan, res: RunResult, ref: ReferenceResult, steps: list, layers: bool) -> dict:
+    """A run against a reference: differing bytes (all, in outputs), the largest difference,
+    per layer and per state tensor."""
     mism = 0
     maxd = 0.0
     for a, b in zip(res.outputs, ref.outputs, strict=True):
@@ -143,7 +191,7 @@ def compare_plan(
         for k, op in enumerate(steps):
             tid = op.outputs[0]
             if ref.tensors and tid not in ref.tensors[0]:
-                continue  # an ONNX model's tensor the frontend added: no onnxruntime twin
+                continue  # an ONNX model's tensor the frontend added: no twin in the file
             refk = np.concatenate([s[tid].reshape(1, -1) for s in ref.tensors], axis=0)
             m, d = diff(res.layers[k].reshape(refk.shape), refk)
             lrep.append(
@@ -162,20 +210,34 @@ def compare_plan(
     for x in srep:
         mism += x["mismatches"]
         maxd = max(maxd, x["max_abs_diff"])
-    return CompareReport(
-        str(model),
-        ran,
-        mism,
-        maxd,
-        out_m,
-        lrep,
-        res,
-        ref.outputs,
-        prof,
-        build_text,
-        srep,
-        refusal,
+    return {"mismatches": mism, "max_abs_diff": maxd, "output_mismatches": out_m,
+            "layers": lrep, "state": srep}  # fmt: skip
+
+
+def _second_opinion(p: Plan, model: str | Path, xs: list[np.ndarray], tids: list[int] | None,
+                    given: list | None, res: RunResult, ref: ReferenceResult, steps: list,
+                    layers: bool) -> dict | None:  # fmt: skip
+    """onnxruntime on the same inputs, against the same compiled run (None when it is not
+    installed), and why it differs where it does (docs/onnx.md, "The reference")."""
+    try:
+        import onnxruntime
+    except ImportError:
+        return None
+    ort = run_onnxruntime(model, xs, p.graph, tensor_ids=tids, model_inputs=given)
+    d = _diffs(p, res, ort, steps, layers)
+    same = all(np.array_equal(a, b) for a, b in zip(ref.outputs, ort.outputs, strict=True)) and all(
+        np.array_equal(x[t], y[t]) for x, y in zip(ref.tensors, ort.tensors, strict=True) for t in x
     )
+    if not d["mismatches"]:
+        why = "agrees"
+    elif same:
+        why = "onnxruntime equals the reference: the compiled model differs from both"
+    elif ort_saturates_u8s8() and uint8_activations(model):
+        why = "this CPU's onnxruntime uses a saturating u8 x s8 kernel (AVX2 without VNNI)"
+    else:
+        why = "onnxruntime departs from the documented arithmetic here (docs/onnx.md)"
+    return {"name": f"onnxruntime {onnxruntime.__version__}", "mismatches": d["mismatches"],
+            "output_mismatches": d["output_mismatches"], "explanation": why}  # fmt: skip
 
 
 def refusal_verdict(ours: Refusal | None, theirs: TflmRefusal | None) -> dict | None:
@@ -213,8 +275,7 @@ def refusal_verdict(ours: Refusal | None, theirs: TflmRefusal | None) -> dict | 
 
 def _rows(g, tid: int) -> int:
     """Rows one sample of tensor ``tid`` adds along axis 0 of the stacked results."""
-    shape = g.t(tid).shape
-    return int(shape[0]) if shape else 1
+    return samples.rows(g.t(tid))
 
 
 def _first(p: Plan, res: RunResult, k: int) -> RunResult:

@@ -6,16 +6,21 @@ tests do.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..errors import CompileError
+from . import samples
+from .samples import batch_of
 
 INSTALL_HINT = "pip install 'tinycompile[reference]'"
 
@@ -80,15 +85,16 @@ def run_tflm(
     # is preserved, and TFLM then crashes the process instead of raising.
     arena = max(16 * Path(model).stat().st_size, 4 << 20)
     interp = runtime.Interpreter.from_file(str(model), arena_size=arena, **kwargs)
-    n = inputs[0].shape[0]
+    in_shapes = [tuple(interp.get_input_details(i)["shape"]) for i in range(len(inputs))]
+    rows = [batch_of(shape, 1)[0] for shape in in_shapes]
+    n = inputs[0].shape[0] // rows[0]
     outs: list[list[np.ndarray]] = []
     tensors: list[dict[int, np.ndarray]] = []
     if n_outputs is None:
         n_outputs = _count_outputs(interp)
     for s in range(n):
-        for i, x in enumerate(inputs):
-            shape = interp.get_input_details(i)["shape"]
-            interp.set_input(x[s : s + 1].reshape(shape), i)
+        for i, (x, shape, r) in enumerate(zip(inputs, in_shapes, rows, strict=True)):
+            interp.set_input(x[s * r : (s + 1) * r].reshape(shape), i)
         try:
             _invoke(interp)
         except RuntimeError as e:
@@ -111,17 +117,13 @@ def run_tflm(
             interp.reset()
     else:
         refused = None
-    outputs = [
-        np.concatenate([o[j] for o in outs], axis=0) if outs else _empty(interp, j)
-        for j in range(n_outputs)
-    ]
+    outputs = []
+    for j in range(n_outputs):
+        d = interp.get_output_details(j)
+        shape = tuple(d["shape"])
+        got = [o[j].reshape(batch_of(shape, 1)) for o in outs]
+        outputs.append(np.concatenate(got) if got else np.zeros(batch_of(shape, 0), d["dtype"]))
     return ReferenceResult(outputs=outputs, tensors=tensors, refused=refused)
-
-
-def _empty(interp, j: int) -> np.ndarray:
-    """No samples of output ``j``."""
-    d = interp.get_output_details(j)
-    return np.zeros((0, *d["shape"][1:]), d["dtype"])
 
 
 def _invoke(interp) -> None:
@@ -161,6 +163,7 @@ def _count_outputs(interp) -> int:
             return n
 
 
+ONNX_REFERENCE = "the ONNX reference"  # what an .onnx model is compared with (onnx_reference)
 ORT_HINT = "pip install 'tinycompile[reference]' (onnxruntime)"
 
 
@@ -170,7 +173,7 @@ def is_onnx_model(model: str | Path) -> bool:
 
 
 def require_onnxruntime() -> None:
-    """Raise a one-line CompileError when onnxruntime (the ONNX reference) is missing."""
+    """Raise a one-line CompileError when onnxruntime (the second opinion) is missing."""
     try:
         import onnxruntime  # noqa: F401
     except ImportError:
@@ -217,6 +220,44 @@ def ort_session(model: str | bytes | Path, *, fuse_int8: bool = True):
     return ort.InferenceSession(src, opts, providers=["CPUExecutionProvider"])
 
 
+@functools.cache
+def ort_saturates_u8s8() -> bool:
+    """Whether this machine's onnxruntime sums uint8 x int8 products inexactly: on x86-64 CPUs
+    with AVX2 but without VNNI its u8s8 GEMM kernel (``vpmaddubsw``) adds pairs of products in
+    int16 with saturation. Probed once on a tiny QLinearMatMul built in memory: eight 255s times
+    eight 127s sum to 259080 (output 63 at scale 4096), saturated pairs to 131068 (output 32)."""
+    require_onnxruntime()
+    from onnx import TensorProto, helper, numpy_helper
+
+    def const(name: str, v: np.ndarray):
+        return numpy_helper.from_array(v, name)
+
+    k = 8
+    inits = [
+        const("one", np.array(1.0, np.float32)), const("az", np.array(0, np.uint8)),
+        const("b", np.full((k, 4), 127, np.int8)), const("bz", np.array(0, np.int8)),
+        const("ys", np.array(4096.0, np.float32)), const("yz", np.array(0, np.uint8)),
+    ]  # fmt: skip
+    ins = ["a", "one", "az", "b", "one", "bz", "ys", "yz"]
+    node = helper.make_node("QLinearMatMul", ins, ["y"])
+    graph = helper.make_graph(
+        [node], "u8s8_probe",
+        [helper.make_tensor_value_info("a", TensorProto.UINT8, [1, k])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 4])], inits,
+    )  # fmt: skip
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    y = ort_session(m.SerializeToString()).run(None, {"a": np.full((1, k), 255, np.uint8)})[0]
+    return bool(np.any(y != round(k * 255 * 127 / 4096)))
+
+
+def uint8_activations(model: str | Path) -> bool:
+    """Whether an ONNX model has uint8 quantized activations."""
+    import onnx
+
+    return onnx.TensorProto.UINT8 in _quantized_value_types(onnx.load(str(model))).values()
+
+
 def run_onnxruntime(
     model: str | Path,
     inputs: list[np.ndarray],
@@ -224,15 +265,18 @@ def run_onnxruntime(
     *,
     tensor_ids: list[int] | None = None,
     fuse_int8: bool = True,
+    model_inputs: list[np.ndarray] | None = None,
 ) -> ReferenceResult:
     """Run onnxruntime's CPU session (``ort_session``: every DQ -> op -> Q group of a QDQ model
     runs as the fused QLinear kernel, the QOperator form's arithmetic) one sample at a time, on
     the float interface the quantizer leaves.
 
-    Each int8 input (IR layout, NHWC for 4-D) is dequantized with its QuantizeLinear's own
-    scale and zero point: ``(q - zp) * scale`` in float32, which that QuantizeLinear maps back
-    to exactly ``q``. Each float output is the final DequantizeLinear's ``(q - zp) * scale``,
-    from which ``q = round(y / scale) + zp`` is recovered exactly; 4-D results go back to NHWC.
+    Each input sample is fed as the file takes it (``samples.file_input``): the user's own
+    float data where given (``model_inputs``, ``UserInputs.model``), else the IR codes in the
+    file's type and layout (NCHW), dequantized for a float input (``(q - zp) * scale`` in
+    float32, which its QuantizeLinear maps back to exactly ``q``). Each float output is the
+    final DequantizeLinear's, from which ``q = round(y / scale) + zp`` is recovered exactly
+    (``samples.ir_output``).
     ``tensor_ids``: also return those IR tensors that are quantized values of the ONNX graph
     (made extra graph outputs; uint8 ones shifted to int8 as the IR stores them); tensors the
     frontend added (layout transposes, rescaled Concat inputs) have no ONNX twin and are left
@@ -240,6 +284,40 @@ def run_onnxruntime(
     session with extra outputs, whose fusions may differ (a conservative check: a difference
     there shows as a layer mismatch, never as a pass)."""
     require_onnxruntime()
+    return _run_onnx(
+        model, inputs, g, lambda src: ort_session(src, fuse_int8=fuse_int8),
+        tensor_ids=tensor_ids, model_inputs=model_inputs,
+    )  # fmt: skip
+
+
+def run_onnx_reference(
+    model: str | Path,
+    inputs: list[np.ndarray],
+    g,
+    *,
+    tensor_ids: list[int] | None = None,
+    model_inputs: list[np.ndarray] | None = None,
+) -> ReferenceResult:
+    """``run_onnxruntime``'s contract on the numpy reference (``onnx_reference.NumpySession``):
+    the arithmetic docs/onnx.md promises, the same on every machine. THE reference of ``run``
+    and the tests for ONNX models; onnxruntime is a second opinion (``compare_plan``)."""
+    from .onnx_reference import NumpySession
+
+    return _run_onnx(model, inputs, g, NumpySession, tensor_ids=tensor_ids,
+                     model_inputs=model_inputs)  # fmt: skip
+
+
+def _run_onnx(
+    model: str | Path,
+    inputs: list[np.ndarray],
+    g,
+    session: Callable[[str | bytes], Any],
+    *,
+    tensor_ids: list[int] | None,
+    model_inputs: list[np.ndarray] | None,
+) -> ReferenceResult:
+    """Run an ONNX model one sample at a time in sessions ``session(path or serialized model)``
+    makes (onnxruntime's, or the numpy reference's): see ``run_onnxruntime``."""
     import onnx
 
     m = onnx.load(str(model))
@@ -255,30 +333,22 @@ def run_onnxruntime(
                 m.graph.output.append(onnx.helper.make_tensor_value_info(name, types[name], None))
                 known.add(name)
                 extra.append((tid, name))
-    sess = ort_session(model, fuse_int8=fuse_int8)
+    sess = session(model)
     # intermediates from a twin session (extra outputs could change what the optimizer fuses:
     # the outputs themselves always come from the model's own session)
-    twin = ort_session(m.SerializeToString(), fuse_int8=fuse_int8) if extra else None
+    twin = session(m.SerializeToString()) if extra else None
     names = [i.name for i in sess.get_inputs()]
     outs: list[list[np.ndarray]] = [[] for _ in g.outputs]
     tensors: list[dict[int, np.ndarray]] = []
-    rows = [int(g.t(t).shape[0]) if g.t(t).shape else 1 for t in g.inputs]
-    n = inputs[0].shape[0] // rows[0]
-    for s in range(n):
-        feed = {}
-        for name, x, tid, r in zip(names, inputs, g.inputs, rows, strict=True):
-            t = g.t(tid)
-            q = x[s * r : (s + 1) * r].reshape(t.shape).astype(np.int64)
-            f = (q - t.quant.zp).astype(np.float32) * np.float32(t.quant.s)
-            feed[name] = f.transpose(0, 3, 1, 2) if f.ndim == 4 else f
+    given = model_inputs or [None] * len(g.inputs)
+    for s in range(samples.count(g.t(g.inputs[0]), inputs[0])):
+        feed = {
+            name: samples.file_input(g, tid, x, s, v)
+            for name, x, tid, v in zip(names, inputs, g.inputs, given, strict=True)
+        }
         res = sess.run(None, feed)
         for j, (y, tid) in enumerate(zip(res, g.outputs, strict=True)):
-            t = g.t(tid)
-            y = np.asarray(y, np.float32)
-            if y.ndim == 4:
-                y = y.transpose(0, 2, 3, 1)
-            q = np.rint(y / np.float32(t.quant.s)).astype(np.int64) + t.quant.zp
-            outs[j].append(np.clip(q, -128, 127).astype(np.int8).reshape(t.shape))
+            outs[j].append(samples.ir_output(g, tid, y))
         sample = {tid: outs[j][-1] for j, tid in enumerate(g.outputs) if tensor_ids}
         more = twin.run([name for _, name in extra], feed) if twin is not None else []
         for (tid, _), v in zip(extra, more, strict=True):
@@ -286,4 +356,5 @@ def run_onnxruntime(
             v = (v.astype(np.int16) - 128).astype(np.int8) if v.dtype == np.uint8 else v
             sample[tid] = v.transpose(0, 2, 3, 1) if v.ndim == 4 else v
         tensors.append(sample)
-    return ReferenceResult(outputs=[np.concatenate(o, axis=0) for o in outs], tensors=tensors)
+    outputs = [samples.stack(g.t(t), o) for t, o in zip(g.outputs, outs, strict=True)]
+    return ReferenceResult(outputs=outputs, tensors=tensors)
