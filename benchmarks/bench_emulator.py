@@ -10,7 +10,8 @@ Prints per model and core: MACs, instructions per inference of both builds (exac
 instruction counts, not cycles), MACs per instruction, the TFLM + CMSIS-NN figure of issue 11
 (measured by its filer, not reproduced here: tflm_reference.py) with our ratio to it and whether
 it meets the target (<= 0.67x), the fast firmware's linked flash and SRAM, whether every run was
-bit-exact; then the five slowest layers of the fast build. ``--json`` prints one JSON object.
+bit-exact; then the five slowest layers of the fast build; then the ONNX / TFLite twins side by
+side (bench_twins.py: an ONNX model is compared with onnxruntime). ``--json``: one JSON object.
 
 Run from the repository root: ``python benchmarks/bench_emulator.py [MODEL ...] [--cores M7,M4]
 [-n N] [--stream auto|off|min] [--speed-sram BYTES|max] [--json]``.
@@ -28,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_twins import TWINS, format_pairs, pairs  # noqa: E402
 from benchmarks.tflm_reference import METHOD, REFERENCE, SOURCE, TARGET  # noqa: E402
 from tinycompile import api  # noqa: E402
 from tinycompile.cli.args import speed_bytes  # noqa: E402
@@ -37,7 +39,7 @@ from tinycompile.planner import Plan  # noqa: E402
 MODELS = [
     ROOT / "tests" / "models" / f"{m}.tflite"
     for m in ("kws_dscnn", "vww_mobilenet", "ic_resnet8", "ad_autoencoder")
-]
+] + TWINS
 # --all adds the bundled example and the models of the kinds users bring (no reference figures)
 EXTRA = [ROOT / "examples" / "digits.tflite"] + [
     ROOT / "tests" / "models" / "real" / f"{m}.tflite"
@@ -66,6 +68,7 @@ class Build:
     flash_used: int = 0
     sram_used: int = 0
     kernel_code: int = 0  # bytes of kernel code linked (the size report's breakdown)
+    arena: int = 0  # the plan's arena (bytes)
     layers: list[dict] = field(default_factory=list)
     error: str = ""  # the build or run failed (not a verdict on exactness)
 
@@ -121,7 +124,7 @@ def layer_shapes(p: Plan) -> list[str]:
         ins = [t for t in op.inputs if t >= 0]
         text = f"{_shape(g.t(ins[0]).shape)} -> " if ins else ""
         text += _shape(g.t(op.outputs[0]).shape)
-        if op.kind in ("CONV_2D", "DEPTHWISE_CONV_2D") and len(ins) > 1:
+        if op.kind in ("CONV_2D", "DEPTHWISE_CONV_2D", "ONNX_CONV") and len(ins) > 1:
             k = g.t(ins[1]).shape
             text += f" k{k[1]}x{k[2]}"
             stride = tuple((op.attrs or {}).get("stride", (1, 1)))
@@ -181,14 +184,15 @@ def bench_model(
     ``speed``: arena bytes the planner may spend on speed, `--speed-sram`)."""
     macs = sum(la.macs for la in api.plan(model).layers)
     ref = REFERENCE.get(model.stem)
+    name = model.name if model.suffix == ".onnx" else model.stem
     results = []
     for core in cores:
-        res = CoreResult(
-            model.stem, core, "", macs, reference=ref.instructions.get(core) if ref else None
-        )
+        known = ref.instructions.get(core) if ref else None
+        res = CoreResult(name, core, "", macs, reference=known)
         for board in CORES[core]:
             try:
-                shapes = layer_shapes(api.plan(model, board=board, stream=stream, speed=speed))
+                p = api.plan(model, board=board, stream=stream, speed=speed)
+                shapes = layer_shapes(p)
                 kw = {"shapes": shapes, "stream": stream, "speed": speed}
                 fast = run_build(model, board, n, portable=False, **kw)
                 portable = run_build(model, board, n, portable=True, **kw)
@@ -196,6 +200,7 @@ def bench_model(
                 res.skipped.append(e.reason.split(";")[0])
                 continue
             res.board, res.fast, res.portable = board, fast, portable
+            fast.arena = portable.arena = p.arena_bytes
             break
         results.append(res)
     return results
@@ -296,7 +301,7 @@ def format_table(results: list[CoreResult], n: int) -> str:
             f"instructions vary with the input by at most {100 * spread:.3f}% (first input shown;"
             " --json gives the range)"
         )
-    lines += notes
+    lines += notes + format_pairs(pairs(results))
     return "\n".join(lines)
 
 
@@ -330,18 +335,20 @@ def as_json(results: list[CoreResult], n: int) -> dict:
         "inputs": n,
         "reference": {"source": SOURCE, "method": METHOD, "target_ratio": TARGET},
         "results": [r.as_dict() for r in results],
+        "twins": pairs(results),
     }
 
 
 def resolve_model(arg: str) -> Path:
     """A model path, or the name of a test model (tests/models, tests/models/real, examples)."""
     p = Path(arg)
-    if p.suffix == ".tflite" or p.exists():
+    if p.suffix in (".tflite", ".onnx") or p.exists():
         return p
-    for d in (ROOT / "tests" / "models", ROOT / "tests" / "models" / "real", ROOT / "examples"):
+    models = ROOT / "tests" / "models"
+    for d in (models, models / "real", models / "onnx", ROOT / "examples"):
         if (d / f"{arg}.tflite").is_file():
             return d / f"{arg}.tflite"
-    raise SystemExit(f"no model {arg!r} (a .tflite path or a test model's name)")
+    raise SystemExit(f"no model {arg!r} (a .tflite / .onnx path or a test model's name)")
 
 
 def main(argv: list[str] | None = None) -> int:

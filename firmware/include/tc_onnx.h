@@ -18,9 +18,18 @@ int32_t tc_onnx_requant(int32_t acc, float scale, int32_t zp);
 /* round_half_even(v) for |v| < 2^23, saturated to [lo, hi]; v finite. */
 int32_t tc_onnx_round_clamp(float v, int32_t lo, int32_t hi);
 
+/* round_half_even(float(float(acc) * s)) for the float32 s of IEEE bits `bits` (positive and
+ * finite), limited to +-2^15, in integer arithmetic only: tc_qmath.h's ONNX variant of
+ * tc_requant falls back on it (declared there too). Defined in tc_onnx.c. */
+int32_t tc_onnx_requant_exact(int32_t acc, int32_t bits);
+
 /* QLinearConv (grouped and depthwise too): NHWC int8 activations, weights
  * [out_c][k_h][k_w][in_c / groups], explicit padding (padded taps count as the input zero
- * point: they add nothing), int32 bias, one float32 scale per output channel. */
+ * point: they add nothing), int32 bias, one float32 scale per output channel. The real weights
+ * are w - w_zp[oc] when w_zp is given (uint8 weights with zero point 255, int8 ones with a
+ * nonzero one): the accumulator is then sum((x - in_zp) * w) - w_zp[oc] * sum(x - in_zp) over
+ * the taps inside the image. Layers with w_zp 0, groups 1 or depthwise run on tc_conv_s8 /
+ * tc_dwconv_s8 instead (tinycompile/ops/onnx_conv.py). */
 typedef struct {
     int32_t batches;
     int32_t in_h, in_w, in_c;
@@ -34,17 +43,20 @@ typedef struct {
     const int8_t *weights;
     const int32_t *bias; /* 0: none */
     const float *scale;  /* out_c entries */
+    const int32_t *w_zp; /* out_c weight zero points, or 0: all 0 */
 } tc_onnx_conv_params_t;
 
 void tc_onnx_conv_s8(const tc_onnx_conv_params_t *p, const int8_t *in, int8_t *out);
 
-/* QLinearMatMul / QGemm with a constant B: rows x depth times [units][depth]^T. */
+/* QLinearMatMul / QGemm with a constant B: rows x depth times [units][depth]^T (real weights
+ * w - w_zp[u] when w_zp is given, as for the convolution). */
 typedef struct {
     int32_t rows, depth, units;
     int32_t in_zp, out_zp;
     const int8_t *weights; /* [units][depth] */
     const int32_t *bias;   /* 0: none */
     const float *scale;    /* units entries */
+    const int32_t *w_zp;   /* units weight zero points, or 0: all 0 */
 } tc_onnx_gemm_params_t;
 
 void tc_onnx_gemm_s8(const tc_onnx_gemm_params_t *p, const int8_t *in, int8_t *out);
@@ -75,12 +87,21 @@ typedef struct {
 void tc_onnx_add_s8(const tc_onnx_add_params_t *p, const int8_t *a, const int8_t *b,
                     int8_t *out);
 
-/* QLinearMul as MLAS: round_half_even(float((a - zp_a) * (b - zp_b)) * scale) + zp_c,
- * saturated; scale = (a_scale * b_scale) / c_scale. b repeats every b_size elements. */
+/* QLinearMul as MLAS's x86-64 kernel: round_half_even(float((a - zp_a) * (b - zp_b)) * scale +
+ * float(zp_c)), the product and the sum each rounded to float32, saturated to [lo, hi] (the
+ * model's type), then out_off added (-128 for uint8 models, stored as int8 - 128); scale =
+ * (a_scale * b_scale) / c_scale, out_zp the model's zero point zp_c (uint8: 0..255). Cores
+ * without a single-precision FPU (TC_FPU_SP 0: Cortex-M0+, the host) look the result up
+ * instead: it rises with the integer product, and thresholds[k] is the least product whose
+ * stored output is at least k - 127 (computed at compile time with the same float32 steps), so
+ * the output is -128 plus the count of thresholds <= the product (a binary search). b repeats
+ * every b_size elements. */
 typedef struct {
     int32_t size, b_size;
-    int32_t a_zp, b_zp, out_zp;
-    float scale;
+    int32_t a_zp, b_zp;
+    int32_t lo, hi, out_off;
+    float scale, out_zp;
+    const int32_t *thresholds; /* 255 entries, nondecreasing */
 } tc_onnx_mul_params_t;
 
 void tc_onnx_mul_s8(const tc_onnx_mul_params_t *p, const int8_t *a, const int8_t *b,
@@ -101,12 +122,13 @@ typedef struct {
 
 void tc_onnx_avgpool_s8(const tc_onnx_avgpool_params_t *p, const int8_t *in, int8_t *out);
 
-/* QLinearSoftmax along the last axis: exp_table[d] = float(exp(...)) for d = max - x; per row
- * the float32 sum in order, then round_half_even((e * y_scale) / sum) + out_zp, limited above by
- * 255 and stored as the model's type (int8: the low byte; uint8 models, stored as int8 - 128:
- * uint8 = 1). */
+/* QLinearSoftmax along the last axis as onnxruntime 1.32: exp_table[d] = float(exp(...)) for
+ * d = max - x; per row the float32 sum in order, then round_half_even(float((e * y_scale) / sum))
+ * with the product and the quotient in double (libgcc's soft-float routines on Cortex-M, exact),
+ * saturated to [lo, hi] (the model's type range minus its zero point), plus out_off (the zero
+ * point, minus 128 for uint8 models stored as int8 - 128). */
 typedef struct {
-    int32_t rows, depth, out_zp, uint8;
+    int32_t rows, depth, lo, hi, out_off;
     float y_scale; /* floor(1 / output scale) */
     const float *exp_table; /* 256 entries */
 } tc_onnx_softmax_params_t;

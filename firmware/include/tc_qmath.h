@@ -1,8 +1,13 @@
-/* tinycompile runtime: TFLite integer requantization primitives (portable C99).
+/* tinycompile runtime: integer requantization primitives (portable C99).
  *
  * Same semantics as TFLite Micro's reference kernels built without TFLITE_SINGLE_ROUNDING:
  * gemmlowp's SaturatingRoundingDoublingHighMul followed by RoundingDivideByPOT.
- * Written from the documented semantics; the Python twin is tinycompile/passes/qmath.py.
+ * Written from the documented semantics; the Python twin is tinycompile/quant/qmath.py.
+ *
+ * The convolutions' and FULLY_CONNECTED's requantization, tc_requant_conv, has a second
+ * variant, onnxruntime's requantization, for ONNX models' convolutions and GEMMs running on the
+ * same kernels: a (multiplier, shift) pair with shift > 31 holds an ONNX scale
+ * (tc_requant_onnx below).
  */
 #ifndef TC_QMATH_H
 #define TC_QMATH_H
@@ -36,7 +41,9 @@ TC_INLINE int32_t tc_rdivpot(int32_t x, int exponent)
  * exactly like TFLM, i.e. tc_rdivpot(tc_srdhm(x << max(shift, 0), multiplier), max(-shift, 0)),
  * for the multipliers the compiler emits (0 <= multiplier < 2^31: QuantizeMultiplier's
  * [2^30, 2^31) or 0, MEAN's folded ones) and shifts in [-31, 31]. This is the runtime's one
- * requantization; every kernel calls it. Computed without the two separate roundings:
+ * requantization; every kernel calls it (the convolutions and FULLY_CONNECTED through
+ * tc_requant_conv, below, which adds the ONNX variant). Computed without the two separate
+ * roundings:
  *
  * shift >= 0: tc_srdhm(x << shift, m) is floor((xs * m + 2^30) / 2^31) (m is never INT32_MIN).
  * shift = -r < 0: with h = floor((x * m + 2^30) / 2^31), RoundingDivideByPOT(h, r) rounds half
@@ -181,6 +188,105 @@ TC_INLINE int32_t tc_requant(int32_t x, int32_t multiplier, int32_t shift)
 #else
     return tc_requant_mul64(x, multiplier, shift);
 #endif
+}
+
+/* ---------------------------------------- ONNX variant (shift > 31): onnxruntime's rounding
+ *
+ * onnxruntime (MLAS) requantizes y = saturate(round_half_even(float(float(acc) * s)) + zp),
+ * float() rounding to float32 (tc_onnx.h). An ONNX convolution or GEMM running on the TFLite
+ * kernels gives each output channel the pair
+ *     multiplier = the IEEE bits of s (positive, normal: s = M * 2^(e - 150), M its 24-bit
+ *                  mantissa with the implicit bit, 2^23 <= M < 2^24, e its biased exponent),
+ *     shift      = M << 7, in [2^30, 2^31): above 31, which marks the variant;
+ * tc_requant_conv(acc, multiplier, shift) is then round_half_even(float(float(acc) * s)),
+ * limited to +-2^15 (far past saturation), and the caller adds the zero point and clamps to int8
+ * as it does for TFLite (an ONNX layer's clamp is int8's). The compiler's side:
+ * tinycompile/ops/onnx_requant.py (onnx_multipliers, integer_form_ok).
+ *
+ * Cores with a single-precision FPU (__ARM_FP & 4: Cortex-M4F, M7) compute exactly that: VCVT,
+ * VMUL, then VCVTR, which rounds as the FPSCR says (to nearest even, the mode the multiply
+ * relies on too). Elsewhere the integer form below, for the layers the compiler gives it
+ * (110 <= e <= 133, and float(acc) == acc or the output saturating: ops/onnx_requant.py), with
+ * tc_onnx_requant_exact (tc_onnx.c: the same arithmetic in integers, exactly, for any input)
+ * where it cannot decide.
+ *
+ * The integer form. With i = e - 110 (0..23), P = (acc << i) * (M << 7) = acc * s * 2^47
+ * exactly (|acc << i| < 2^31 is checked, M << 7 < 2^31: the product fits 64 bits). Let
+ * v = acc * s = P / 2^47, u = P + 2^46 + 2^32 and hi the high word of u: q = hi >> 15 =
+ * floor(u / 2^47). When hi mod 2^15 >= 2, i.e. u mod 2^47 >= 2^33, t = P + 2^46 has t mod 2^47
+ * in [2^32, 2^47 - 2^32): v lies at least 2^-15 from every half-integer and q = floor(t / 2^47)
+ * = floor(v + 1/2) is v's nearest integer. float(v) is within half an ulp of v, at most 2^-17
+ * for |v| < 256, so it stays on v's side of every half-integer and is none:
+ * round_half_even(float(v)) = q. For |v| >= 256, q and round_half_even(float(v)) (rounding is
+ * monotone) are both at least 256 in magnitude, of v's sign: both saturate once the zero point
+ * (|zp| <= 128) is added. Otherwise (a half-integer within 2^-15 of v, one output in 2^14 on
+ * average, or acc << i overflowing, |acc| >= 2^(31 - i): saturating by far)
+ * tc_onnx_requant_exact decides. float(acc) == acc for |acc| <= 2^24; beyond it the compiler
+ * has checked that 2^24 * s >= 256.5 (both then saturate) or that |acc| cannot pass 2^24.
+ * Checked against tc_onnx_requant (the float32 arithmetic) on millions of cases:
+ * tests/test_onnx_requant.py. */
+int32_t tc_onnx_requant_exact(int32_t acc, int32_t bits);
+
+/* 1 where the core has a single-precision FPU (Cortex-M4F, M7): the variant's float form. */
+#if defined(__ARM_FP) && (__ARM_FP & 4)
+#define TC_FPU_SP 1
+#else
+#define TC_FPU_SP 0
+#endif
+
+#if TC_FPU_SP
+TC_INLINE int32_t tc_requant_onnx(int32_t x, int32_t bits, int32_t m7)
+{
+    union {
+        int32_t i;
+        float f;
+    } s, r;
+    float v;
+    (void)m7;
+    s.i = bits;
+    v = (float)x * s.f;
+    __asm__("vcvtr.s32.f32 %0, %1" : "=t"(r.f) : "t"(v));
+    __asm__("ssat %0, #16, %1" : "=r"(r.i) : "r"(r.i));
+    return r.i;
+}
+#else
+TC_INLINE int32_t tc_requant_onnx(int32_t x, int32_t bits, int32_t m7)
+{
+    const int32_t i = (int32_t)((uint32_t)bits >> 23) - 110;
+    const int32_t xs = (int32_t)((uint32_t)x << i);
+    int32_t hi;
+    if ((xs >> i) != x) {
+        return tc_onnx_requant_exact(x, bits);
+    }
+#if defined(__ARM_ARCH_6M__)
+    {
+        uint32_t lo;
+        hi = tc_mulacc16(xs, m7, 0, (1 << 14) + 1, &lo);
+    }
+#else
+    hi = (int32_t)(((int64_t)xs * m7 + ((int64_t)((1 << 14) + 1) << 32)) >> 32);
+#endif
+    if ((((uint32_t)hi << 17) >> 18) == 0) {
+        return tc_onnx_requant_exact(x, bits);
+    }
+    return hi >> 15;
+}
+#endif
+
+/* The requantization of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, whose kernels ONNX
+ * convolutions and GEMMs share: tc_requant, or for a shift above 31 its ONNX variant
+ * (tc_requant_onnx above). A TFLite layer pays nothing for it where its shift is negative (the
+ * usual case: the test sits in the branch for shifts >= 0). The ARMv6-M kernels, whose loops
+ * use every low register, choose the variant once per call instead (tc_m0.h). */
+TC_INLINE int32_t tc_requant_conv(int32_t x, int32_t multiplier, int32_t shift)
+{
+    if (shift < 0) {
+        return tc_requant(x, multiplier, shift);
+    }
+    if (shift > 31) {
+        return tc_requant_onnx(x, multiplier, shift);
+    }
+    return tc_requant(x, multiplier, shift);
 }
 
 TC_INLINE int32_t tc_clamp(int32_t x, int32_t lo, int32_t hi)

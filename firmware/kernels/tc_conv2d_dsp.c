@@ -183,10 +183,10 @@ __attribute__((naked, noinline)) static void tc_gemm22_col16(TC_ARG const int16_
 #undef TC_G22_STEP
 #undef TC_ARG
 
-/* One channel's two outputs (pixels 0 and 1): tc_out_s8_dsp's arithmetic (tc_requant, output
- * offset, clamp) with the channel's rounding constant formed once, SSAT to int8 and the clamp
- * compares only where the activation narrows the range (full: [-128, 127]). d1 is stored
- * before d0, so a lone pixel passes d1 == d0. */
+/* One channel's two outputs (pixels 0 and 1): tc_out_s8_dsp's arithmetic (tc_requant_conv,
+ * output offset, clamp) with the channel's rounding constant formed once, SSAT to int8 and the
+ * clamp compares only where the activation narrows the range (full: [-128, 127]). d1 is
+ * stored before d0, so a lone pixel passes d1 == d0. */
 TC_INLINE void tc_col16_out2(int32_t x0, int32_t x1, int32_t m, int32_t sh, int32_t oo,
                              int32_t lo, int32_t hi, int full, int8_t *d0, int8_t *d1)
 {
@@ -196,8 +196,8 @@ TC_INLINE void tc_col16_out2(int32_t x0, int32_t x1, int32_t m, int32_t sh, int3
         y0 = tc_requant_rs_dsp(x0, m, r1, t);
         y1 = tc_requant_rs_dsp(x1, m, r1, t);
     } else {
-        y0 = tc_requant(x0, m, sh);
-        y1 = tc_requant(x1, m, sh);
+        y0 = tc_requant_conv(x0, m, sh);
+        y1 = tc_requant_conv(x1, m, sh);
     }
     y0 = __ssat(y0 + oo, 8);
     y1 = __ssat(y1 + oo, 8);

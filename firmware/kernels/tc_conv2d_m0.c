@@ -13,7 +13,8 @@
  *     into accumulators kept in r8-r11, one index register counting up to zero);
  *   - no division; windows of at most TC_CONV_M0_WIN bytes (few input channels) copied to the
  *     stack with the zero point in the padding, so each four channels take one dot product;
- *   - tc_requant is tc_requant16 here (tc_qmath.h): no 64x64-bit multiply.
+ *   - tc_requant is tc_requant16 here (tc_qmath.h): no 64x64-bit multiply; an ONNX layer's
+ *     (tc_qmath.h's ONNX variant) is chosen once per tc_m0_out4 call (tc_m0.h).
  * Handled here: groups == 1 (direct, im2col, and both in-place layouts of tc_conv2d.h, with the
  * same scratch). Grouped convolutions return 0 and take the portable path.
  */
@@ -122,13 +123,34 @@ void tc_m0_dot14(const int8_t *x, const int8_t *w, int32_t ws, int32_t n, int32_
 }
 #endif
 
+/* tc_m0_out4's ONNX instance. */
+__attribute__((noinline)) static void tc_m0_out4_onnx(const int32_t *a, const int32_t *mult,
+                                                      const int32_t *shift, int32_t oo,
+                                                      int32_t lo, int32_t hi, int8_t *o)
+{
+    int32_t k;
+    for (k = 0; k < 4; k++) {
+        o[k] = tc_out_s8_m0v(a[k], mult[k], shift[k], oo, lo, hi, 1);
+    }
+}
+
 void tc_m0_out4(const int32_t *a, const int32_t *mult, const int32_t *shift, int32_t oo,
                 int32_t lo, int32_t hi, int8_t *o)
 {
     int32_t k;
+    if (TC_M0_ONNX(shift[0])) {
+        tc_m0_out4_onnx(a, mult, shift, oo, lo, hi, o);
+        return;
+    }
     for (k = 0; k < 4; k++) {
         o[k] = tc_out_s8_m0(a[k], mult[k], shift[k], oo, lo, hi);
     }
+}
+
+int8_t tc_m0_out1(int32_t acc, int32_t mult, int32_t shift, int32_t oo, int32_t lo, int32_t hi)
+{
+    return TC_M0_ONNX(shift) ? tc_out_s8_m0v(acc, mult, shift, oo, lo, hi, 1)
+                             : tc_out_s8_m0(acc, mult, shift, oo, lo, hi);
 }
 
 /* ---------------------------------------------------------------------- convolution */
@@ -182,7 +204,7 @@ static void tc_conv_m0_pixel(const tc_conv_m0_geo_t *g, const int8_t *org, int8_
                 }
             }
         }
-        out[oc] = tc_out_s8_m0(acc, p->mult[oc], p->shift[oc], oo, lo, hi);
+        out[oc] = tc_m0_out1(acc, p->mult[oc], p->shift[oc], oo, lo, hi);
     }
 }
 
@@ -251,7 +273,7 @@ static __attribute__((noinline)) void tc_conv_m0_border(const tc_conv_m0_geo_t *
             }
         }
         for (k = 0; k < cn; k++) {
-            out[oc + k] = tc_out_s8_m0(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
+            out[oc + k] = tc_m0_out1(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
         }
     }
 }

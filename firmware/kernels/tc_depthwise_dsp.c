@@ -20,15 +20,12 @@
  *      A[m].hi * w0 + SMLAD(A[m + 1], (w1, w2)) (stride 1), output k = SMLAD(A[k], (w0, w1)) +
  *      A[k + 1].lo * w2 (stride 2); the six-output line step is in assembly so that its six
  *      accumulators stay in registers;
- *    - requantization without 64-bit arithmetic: with the accumulator doubled (the doubled
- *      weights and bias give 2 * acc at no cost), SMMLAR(2 * acc, m, R) = R + h, h =
- *      SaturatingRoundingDoublingHighMul(acc, m) exactly; with R = 2^(r-1) + out_offset * 2^r
- *      (r = -shift >= 1) and the sign of acc added, one arithmetic shift by r is TFLM's
- *      RoundingDivideByPOT(h, r) + out_offset (see tc_requant in tc_qmath.h for why the sign
- *      of acc can stand for the sign of h); SSAT clamps to int8, a narrower fused activation
- *      is applied to the line afterwards.
- *    The conditions (|bias_eff| < 2^29 so that 2 * acc cannot overflow, 1 <= r <= 20 so that
- *    R + h cannot) are checked on entry; it returns 0 (nothing written) when anything fails.
+ *    - requantization of the doubled accumulator (doubled weights and bias: free) without
+ *      64-bit arithmetic, tc_kernel_util.h's tc_rq2_s8: TFLite's with SMMLAR, or onnxruntime's
+ *      in float32 (tc_requant's ONNX variant: an ONNX layer, on cores with an FPU), a
+ *      compile-time argument of the line functions; a narrower fused activation afterwards.
+ *    The conditions (|bias_eff| < 2^29 so that 2 * acc cannot overflow; TFLite: 1 <= r <= 20)
+ *    are checked on entry; it returns 0 (nothing written) when anything fails.
  *    In place (out == in) output line y is written over input line y only once input lines up
  *    to y + 1 are in the buffer, which holds everything later lines read: no ring is needed.
  *    That needs a whole line in one buffer tile (TC_DW3_COLS columns), else it returns 0.
@@ -49,28 +46,14 @@
 #define TC_DW3_COLS 32
 #define TC_DW3_WORDS (TC_DW3_COLS / 2 + 2)
 
-TC_INLINE int32_t tc_smmlar(int32_t a, int32_t b, int32_t acc)
-{
-    int32_t r;
-    __asm__("smmlar %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
-    return r;
-}
-
-/* Doubled accumulator -> int8: SMMLAR, the sign of acc, shift, saturate (see above). */
-TC_INLINE int32_t tc_dw3_rq(int32_t acc2, int32_t m, int32_t rr, int32_t r)
-{
-    int32_t v = tc_smmlar(acc2, m, rr) + (acc2 >> 31);
-    return __ssat(v >> r, 8);
-}
-
 /* One channel of a block, set up once per block. Along a line the window's three taps are
  * u = 0, 1, 2; the three lines are t = 0, 1, 2. */
 typedef struct {
     uint32_t w[3][2]; /* [t]: (w[t][0], w[t][1]) and (w[t][1], w[t][2]) in 16-bit lanes, x2 */
     int32_t bias;     /* 2 * bias_eff */
-    int32_t mult;
-    int32_t rnd;      /* 2^(r-1) + out_offset * 2^r */
-    int32_t rsh;      /* r = -shift */
+    int32_t mult;     /* TFLite: the multiplier; ONNX: the IEEE bits of scale / 2 */
+    int32_t rnd;      /* TFLite: 2^(r-1) + out_offset * 2^r; ONNX: out_offset */
+    int32_t rsh;      /* TFLite: r = -shift */
 } tc_dw3_chan_t;
 
 /* Output k of a pass, one line t: a += x[k S] w0 + x[k S + 1] w1 + x[k S + 2] w2, the
@@ -98,7 +81,7 @@ typedef struct {
 #define TC_DW3_OUT(k, acc)                                                                  \
     do {                                                                                    \
         if ((k) < N) {                                                                      \
-            *o = (int8_t)tc_dw3_rq(acc, m, q, r);                                           \
+            *o = (int8_t)tc_rq2_s8(acc, m, q, r, R);                                        \
             o += ostep;                                                                     \
         }                                                                                   \
     } while (0)
@@ -245,7 +228,7 @@ TC_INLINE void tc_dw3_line6_s2_first(const uint32_t *L, const uint32_t *w, int32
  * buffer lines; stored at o, o + ostep, .. */
 TC_INLINE void tc_dw3_pass(const uint32_t *l0, const uint32_t *l1, const uint32_t *l2,
                            const tc_dw3_chan_t *ch, int8_t *o, int32_t ostep, const int N,
-                           const int S)
+                           const int S, const int R)
 {
     const int NW = S == 1 ? N / 2 + 2 : N + 1; /* words a line of the pass reads */
     const int32_t b = ch->bias;
@@ -300,7 +283,7 @@ TC_INLINE void tc_dw3_pass(const uint32_t *l0, const uint32_t *l1, const uint32_
  * lines TC_DW3_WORDS words after channel i - 1's, its outputs at o + i). */
 TC_INLINE void tc_dw3_rest(const uint32_t *l0, const uint32_t *l1, const uint32_t *l2,
                            const tc_dw3_chan_t *ch, int8_t *o, int32_t ostep, int32_t n,
-                           const int S)
+                           const int S, const int R)
 {
     int i;
     for (i = 0; i < 4; i++) {
@@ -308,7 +291,7 @@ TC_INLINE void tc_dw3_rest(const uint32_t *l0, const uint32_t *l1, const uint32_
         int8_t *q = o;
         int32_t k = n;
         if (k >= 4) {
-            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 4, S);
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 4, S, R);
             m0 += 2 * S;
             m1 += 2 * S;
             m2 += 2 * S;
@@ -316,11 +299,11 @@ TC_INLINE void tc_dw3_rest(const uint32_t *l0, const uint32_t *l1, const uint32_
             k -= 4;
         }
         if (k == 3) {
-            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 3, S);
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 3, S, R);
         } else if (k == 2) {
-            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 2, S);
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 2, S, R);
         } else if (k == 1) {
-            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 1, S);
+            tc_dw3_pass(m0, m1, m2, ch, q, ostep, 1, S, R);
         }
         l0 += TC_DW3_WORDS;
         l1 += TC_DW3_WORDS;
@@ -330,66 +313,53 @@ TC_INLINE void tc_dw3_rest(const uint32_t *l0, const uint32_t *l1, const uint32_
     }
 }
 
-__attribute__((noinline)) static void tc_dw3_rest_s1(const uint32_t *l0, const uint32_t *l1,
-                                                     const uint32_t *l2, const tc_dw3_chan_t *ch,
-                                                     int8_t *o, int32_t ostep, int32_t n)
-{
-    tc_dw3_rest(l0, l1, l2, ch, o, ostep, n, 1);
-}
-
-__attribute__((noinline)) static void tc_dw3_rest_s2(const uint32_t *l0, const uint32_t *l1,
-                                                     const uint32_t *l2, const tc_dw3_chan_t *ch,
-                                                     int8_t *o, int32_t ostep, int32_t n)
-{
-    tc_dw3_rest(l0, l1, l2, ch, o, ostep, n, 2);
-}
+/* Out-of-line instances of tc_dw3_rest (and below tc_dw3_line) for stride S and the
+ * requantization R (0 TFLite, 1 ONNX). */
+#define TC_DW3_REST(name, S, R)                                                             \
+    __attribute__((noinline)) static void name(const uint32_t *l0, const uint32_t *l1,      \
+        const uint32_t *l2, const tc_dw3_chan_t *ch, int8_t *o, int32_t ostep, int32_t n)   \
+    { tc_dw3_rest(l0, l1, l2, ch, o, ostep, n, S, R); }
+TC_DW3_REST(tc_dw3_rest_s1, 1, 0)
+TC_DW3_REST(tc_dw3_rest_s2, 2, 0)
+TC_DW3_REST(tc_dw3_rest_s1o, 1, 1)
+TC_DW3_REST(tc_dw3_rest_s2o, 2, 1)
 
 /* One output line (n outputs) of the four channels of a block: passes of TC_DW3_MAXN outputs
  * channel by channel (the channel's lines at constant offsets), then the rest. l[k]: buffer
  * line slot k, channel 0, the first window at word 0. */
 TC_INLINE void tc_dw3_line(const uint32_t *const *l, const tc_dw3_chan_t *ch, int8_t *o,
-                           int32_t ostep, int32_t n, const int S)
+                           int32_t ostep, int32_t n, const int S, const int R)
 {
     const int32_t adv = S == 1 ? TC_DW3_MAXN / 2 : TC_DW3_MAXN; /* words per pass */
     const uint32_t *l0 = l[0], *l1 = l[1], *l2 = l[2];
+    const int32_t w1 = TC_DW3_WORDS, w2 = 2 * TC_DW3_WORDS, w3 = 3 * TC_DW3_WORDS;
     for (; n >= TC_DW3_MAXN; n -= TC_DW3_MAXN) {
-        tc_dw3_pass(l0, l1, l2, ch, o, ostep, TC_DW3_MAXN, S);
-        tc_dw3_pass(l0 + TC_DW3_WORDS, l1 + TC_DW3_WORDS, l2 + TC_DW3_WORDS, ch + 1, o + 1,
-                    ostep, TC_DW3_MAXN, S);
-        tc_dw3_pass(l0 + 2 * TC_DW3_WORDS, l1 + 2 * TC_DW3_WORDS, l2 + 2 * TC_DW3_WORDS,
-                    ch + 2, o + 2, ostep, TC_DW3_MAXN, S);
-        tc_dw3_pass(l0 + 3 * TC_DW3_WORDS, l1 + 3 * TC_DW3_WORDS, l2 + 3 * TC_DW3_WORDS,
-                    ch + 3, o + 3, ostep, TC_DW3_MAXN, S);
+        tc_dw3_pass(l0, l1, l2, ch, o, ostep, TC_DW3_MAXN, S, R);
+        tc_dw3_pass(l0 + w1, l1 + w1, l2 + w1, ch + 1, o + 1, ostep, TC_DW3_MAXN, S, R);
+        tc_dw3_pass(l0 + w2, l1 + w2, l2 + w2, ch + 2, o + 2, ostep, TC_DW3_MAXN, S, R);
+        tc_dw3_pass(l0 + w3, l1 + w3, l2 + w3, ch + 3, o + 3, ostep, TC_DW3_MAXN, S, R);
         l0 += adv;
         l1 += adv;
         l2 += adv;
         o += TC_DW3_MAXN * ostep;
     }
     if (n > 0) {
-        if (S == 1) {
-            tc_dw3_rest_s1(l0, l1, l2, ch, o, ostep, n);
-        } else {
-            tc_dw3_rest_s2(l0, l1, l2, ch, o, ostep, n);
-        }
+        (S == 1 ? (R ? tc_dw3_rest_s1o : tc_dw3_rest_s1) : (R ? tc_dw3_rest_s2o : tc_dw3_rest_s2))(
+            l0, l1, l2, ch, o, ostep, n);
     }
 }
 
 typedef void (*tc_dw3_line_fn)(const uint32_t *const *l, const tc_dw3_chan_t *ch, int8_t *o,
                                int32_t ostep, int32_t n);
 
-__attribute__((noinline)) static void tc_dw3_line_s1(const uint32_t *const *l,
-                                                     const tc_dw3_chan_t *ch, int8_t *o,
-                                                     int32_t ostep, int32_t n)
-{
-    tc_dw3_line(l, ch, o, ostep, n, 1);
-}
-
-__attribute__((noinline)) static void tc_dw3_line_s2(const uint32_t *const *l,
-                                                     const tc_dw3_chan_t *ch, int8_t *o,
-                                                     int32_t ostep, int32_t n)
-{
-    tc_dw3_line(l, ch, o, ostep, n, 2);
-}
+#define TC_DW3_LINE(name, S, R)                                                             \
+    __attribute__((noinline)) static void name(const uint32_t *const *l,                    \
+        const tc_dw3_chan_t *ch, int8_t *o, int32_t ostep, int32_t n)                       \
+    { tc_dw3_line(l, ch, o, ostep, n, S, R); }
+TC_DW3_LINE(tc_dw3_line_s1, 1, 0)
+TC_DW3_LINE(tc_dw3_line_s2, 2, 0)
+TC_DW3_LINE(tc_dw3_line_s1o, 1, 1)
+TC_DW3_LINE(tc_dw3_line_s2o, 2, 1)
 
 /* The fused activation's clamp, when narrower than int8, over n outputs of four channels. */
 static void tc_dw3_clamp(int8_t *o, int32_t ostep, int32_t n, int32_t lo, int32_t hi)
@@ -400,21 +370,6 @@ static void tc_dw3_clamp(int8_t *o, int32_t ostep, int32_t n, int32_t lo, int32_
             o[i] = (int8_t)tc_clamp(o[i], lo, hi);
         }
     }
-}
-
-/* (lo half of a, lo half of b) and (hi half of a, hi half of b). */
-TC_INLINE uint32_t tc_pkhbt16(uint32_t a, uint32_t b)
-{
-    uint32_t r;
-    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-}
-
-TC_INLINE uint32_t tc_pkhtb16(uint32_t a, uint32_t b)
-{
-    uint32_t r;
-    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
-    return r;
 }
 
 /* Two columns (raw words v0, v1: four channels each) into word d[0] of the four channel lines
@@ -483,8 +438,9 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     /* [line slot][channel][word] */
     uint32_t buf[3][4][TC_DW3_WORDS];
     tc_dw3_chan_t ch[4];
+    const int onnx = p->shift[0] > 31; /* tc_requant's ONNX variant (every channel) */
     int32_t c, n, c0;
-    if (C % 4 != 0 || (LS != 1 && LS != 2) || XS < 1) {
+    if (C % 4 != 0 || (LS != 1 && LS != 2) || XS < 1 || (onnx && !TC_FPU_SP)) {
         return 0;
     }
     if (in == out && NA > tile) {
@@ -492,11 +448,12 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     }
     for (c = 0; c < C; c++) {
         const int32_t b = p->bias_eff[c], r = -p->shift[c];
-        if (b >= (1 << 29) || b <= -(1 << 29) || r < 1 || r > 20) {
+        if (b >= (1 << 29) || b <= -(1 << 29) || (!onnx && (r < 1 || r > 20))) {
             return 0;
         }
     }
-    line = LS == 1 ? tc_dw3_line_s1 : tc_dw3_line_s2;
+    line = LS == 1 ? (onnx ? tc_dw3_line_s1o : tc_dw3_line_s1)
+                   : (onnx ? tc_dw3_line_s2o : tc_dw3_line_s2);
     for (n = 0; n < p->batches; n++) {
         const int8_t *img = in + n * H * W * C;
         int8_t *oimg = out + n * OH * OW * C;
@@ -526,11 +483,12 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                 ch[3].w[t][1] = tc_pkhtb16(o1, o2);
             }
             for (i = 0; i < 4; i++) {
-                const int32_t r = -p->shift[c0 + i];
+                const int32_t r = onnx ? 0 : -p->shift[c0 + i];
                 ch[i].bias = 2 * p->bias_eff[c0 + i];
-                ch[i].mult = p->mult[c0 + i];
+                ch[i].mult = p->mult[c0 + i] - (onnx ? 1 << 23 : 0); /* ONNX: scale / 2 */
                 ch[i].rsh = r;
-                ch[i].rnd = (int32_t)((1u << (r - 1)) + ((uint32_t)p->out_offset << r));
+                ch[i].rnd = onnx ? p->out_offset
+                                 : (int32_t)((1u << (r - 1)) + ((uint32_t)p->out_offset << r));
             }
             for (ta = 0; ta < NA; ta += tile) {
                 const int32_t na = NA - ta < tile ? NA - ta : tile;
@@ -581,22 +539,6 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 
 /* ------------------------------------------------- four channels of one interior pixel */
 
-/* Requantize channels oc .. oc + 3 and store them at dst[0 .. 3]. */
-TC_INLINE void tc_dw_store4(const tc_conv_params_t *p, int32_t oc, int32_t a0, int32_t a1,
-                            int32_t a2, int32_t a3, int8_t *dst)
-{
-    const int32_t *mult = p->mult + oc, *shift = p->shift + oc;
-    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
-    int8_t r0 = tc_out_s8(a0, mult[0], shift[0], oo, lo, hi);
-    int8_t r1 = tc_out_s8(a1, mult[1], shift[1], oo, lo, hi);
-    int8_t r2 = tc_out_s8(a2, mult[2], shift[2], oo, lo, hi);
-    int8_t r3 = tc_out_s8(a3, mult[3], shift[3], oo, lo, hi);
-    dst[0] = r0;
-    dst[1] = r1;
-    dst[2] = r2;
-    dst[3] = r3;
-}
-
 /* One tap of four channels (depth multiplier 1): a[c] += x[c] * w[c], c = 0..3. */
 #define TC_DW_TAP(xp, wp)                                                                   \
     do {                                                                                    \
@@ -637,7 +579,15 @@ void tc_dwconv_block4_dsp(const tc_conv_params_t *p, const int8_t *x, const int8
             x += rs;
         }
     }
-    tc_dw_store4(p, oc, a0, a1, a2, a3, dst);
+    { /* requantized, then stored */
+        const int32_t *mult = p->mult + oc, *shift = p->shift + oc;
+        const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
+        int8_t r0 = tc_out_s8(a0, mult[0], shift[0], oo, lo, hi);
+        int8_t r1 = tc_out_s8(a1, mult[1], shift[1], oo, lo, hi);
+        int8_t r2 = tc_out_s8(a2, mult[2], shift[2], oo, lo, hi);
+        int8_t r3 = tc_out_s8(a3, mult[3], shift[3], oo, lo, hi);
+        dst[0] = r0, dst[1] = r1, dst[2] = r2, dst[3] = r3;
+    }
 }
 
 #else

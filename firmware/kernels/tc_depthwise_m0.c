@@ -16,7 +16,8 @@
  *     inputs and three weights loaded once for both (tc_m0_dw3x3_pair, Thumb-1); border
  *     pixels of such layers through a copy of their taps with the input zero point outside
  *     the image (tc_dw_m0_window); other interior 3x3 windows unrolled;
- *   - tc_requant is tc_requant16 here (tc_qmath.h): no 64x64-bit multiply.
+ *   - tc_requant is tc_requant16 here (tc_qmath.h): no 64x64-bit multiply; an ONNX layer's
+ *     (tc_qmath.h's ONNX variant) is chosen once per call of the pixel routines.
  * Weights: the compiler's blocks of four channels, [ceil(out_c / 4)][k_h][k_w][4]
  * (tc_depthwise.h), unchanged.
  */
@@ -152,27 +153,57 @@ typedef struct {
     int32_t off;         /* in_offset */
 } tc_dw_m0_q_t;
 
+/* The routines below that requantize, and the layer's loop, are written once with the
+ * requantization variant RQ (0 TFLite, 1 ONNX: tc_out_s8_m0v's compile-time argument) and
+ * instantiated twice (fn, and fn_o for ONNX); tc_dwconv_s8_m0 picks the instance once per
+ * layer. */
+#define TC_DW_M0_CALL(fn, args)                                                                 \
+    do {                                                                                        \
+        if (RQ) {                                                                               \
+            fn##_o args;                                                                        \
+        } else {                                                                                \
+            fn args;                                                                            \
+        }                                                                                       \
+    } while (0)
+
 /* Channels c0 .. c0 + cn - 1 of an interior pixel: x at the window's first tap (channel 0),
  * wb at the block's weights, icc the channels' input channel numbers; outputs to o[0 .. cn). */
-static void tc_dw_m0_pixel(const tc_dw_m0_q_t *q, const int8_t *x, const int8_t *wb, int32_t c0,
-                           int32_t cn, int32_t KH, int32_t KW, const int32_t *icc, int32_t xs,
-                           int32_t rs, int8_t *o)
+TC_INLINE void tc_dw_m0_pixel_r(const tc_dw_m0_q_t *q, const int8_t *x, const int8_t *wb,
+                                int32_t c0, int32_t cn, int32_t KH, int32_t KW,
+                                const int32_t *icc, int32_t xs, int32_t rs, int8_t *o,
+                                const int RQ)
 {
     const tc_conv_params_t *p = q->p;
     const int32_t *be = p->bias_eff + c0, *mult = p->mult + c0, *shift = p->shift + c0;
+    const int32_t oo = p->out_offset, lo = p->act_min, hi = p->act_max;
     int32_t c;
     if (KH == 3 && KW == 3) {
         for (c = 0; c < cn; c++) {
             const int32_t acc = tc_dw_m0_3x3(x + icc[c], wb + c, xs, rs, be[c]);
-            o[c] = tc_out_s8_m0(acc, mult[c], shift[c], p->out_offset, p->act_min, p->act_max);
+            o[c] = tc_out_s8_m0v(acc, mult[c], shift[c], oo, lo, hi, RQ);
         }
     } else {
         for (c = 0; c < cn; c++) {
             const int32_t acc =
                 tc_dw_taps_sum(x + icc[c], wb + c, KH, KW, xs, rs, KW * 4, 0, be[c]);
-            o[c] = tc_out_s8_m0(acc, mult[c], shift[c], p->out_offset, p->act_min, p->act_max);
+            o[c] = tc_out_s8_m0v(acc, mult[c], shift[c], oo, lo, hi, RQ);
         }
     }
+}
+
+static void tc_dw_m0_pixel(const tc_dw_m0_q_t *q, const int8_t *x, const int8_t *wb, int32_t c0,
+                           int32_t cn, int32_t KH, int32_t KW, const int32_t *icc, int32_t xs,
+                           int32_t rs, int8_t *o)
+{
+    tc_dw_m0_pixel_r(q, x, wb, c0, cn, KH, KW, icc, xs, rs, o, 0);
+}
+
+__attribute__((noinline)) static void tc_dw_m0_pixel_o(const tc_dw_m0_q_t *q, const int8_t *x,
+                                                       const int8_t *wb, int32_t c0, int32_t cn,
+                                                       int32_t KH, int32_t KW, const int32_t *icc,
+                                                       int32_t xs, int32_t rs, int8_t *o)
+{
+    tc_dw_m0_pixel_r(q, x, wb, c0, cn, KH, KW, icc, xs, rs, o, 1);
 }
 
 /* The same for a border pixel: taps nky x nkx from x (channel 0 of the first valid tap) and w
@@ -187,16 +218,15 @@ static void tc_dw_m0_pixel_border(const tc_dw_m0_q_t *q, const int8_t *x, const 
         const int32_t oc = c0 + c;
         const int32_t acc = tc_dw_taps_sum(x + icc[c], w + c, nky, nkx, q->xs, q->rs, q->wrs,
                                               q->off, p->bias ? p->bias[oc] : 0);
-        o[c] = tc_out_s8_m0(acc, p->mult[oc], p->shift[oc], p->out_offset, p->act_min,
-                            p->act_max);
+        o[c] = tc_m0_out1(acc, p->mult[oc], p->shift[oc], p->out_offset, p->act_min, p->act_max);
     }
 }
 
 /* Channels c0 .. c0 + cn - 1 of two adjacent interior pixels (3x3, stride 1, dilation 1 along
  * the row): x at the first pixel's first tap, outputs to oa and ob. */
-static void tc_dw_m0_pair(const tc_dw_m0_q_t *q, const int8_t *x, const int8_t *wb, int32_t c0,
-                          int32_t cn, const int32_t *icc, int32_t xs, int32_t rs, int8_t *oa,
-                          int8_t *ob)
+TC_INLINE void tc_dw_m0_pair_r(const tc_dw_m0_q_t *q, const int8_t *x, const int8_t *wb,
+                               int32_t c0, int32_t cn, const int32_t *icc, int32_t xs, int32_t rs,
+                               int8_t *oa, int8_t *ob, const int RQ)
 {
     const tc_conv_params_t *p = q->p;
     const int32_t *be = p->bias_eff + c0, *mult = p->mult + c0, *shift = p->shift + c0;
@@ -206,9 +236,24 @@ static void tc_dw_m0_pair(const tc_dw_m0_q_t *q, const int8_t *x, const int8_t *
         int32_t acc[2];
         acc[0] = acc[1] = be[c];
         tc_m0_dw3x3_pair(x + icc[c], wb + c, xs, rs, acc);
-        oa[c] = tc_out_s8_m0(acc[0], mult[c], shift[c], oo, lo, hi);
-        ob[c] = tc_out_s8_m0(acc[1], mult[c], shift[c], oo, lo, hi);
+        oa[c] = tc_out_s8_m0v(acc[0], mult[c], shift[c], oo, lo, hi, RQ);
+        ob[c] = tc_out_s8_m0v(acc[1], mult[c], shift[c], oo, lo, hi, RQ);
     }
+}
+
+static void tc_dw_m0_pair(const tc_dw_m0_q_t *q, const int8_t *x, const int8_t *wb, int32_t c0,
+                          int32_t cn, const int32_t *icc, int32_t xs, int32_t rs, int8_t *oa,
+                          int8_t *ob)
+{
+    tc_dw_m0_pair_r(q, x, wb, c0, cn, icc, xs, rs, oa, ob, 0);
+}
+
+__attribute__((noinline)) static void tc_dw_m0_pair_o(const tc_dw_m0_q_t *q, const int8_t *x,
+                                                      const int8_t *wb, int32_t c0, int32_t cn,
+                                                      const int32_t *icc, int32_t xs, int32_t rs,
+                                                      int8_t *oa, int8_t *ob)
+{
+    tc_dw_m0_pair_r(q, x, wb, c0, cn, icc, xs, rs, oa, ob, 1);
 }
 
 /* Copy of the 3 x ncols taps whose top-left is input (iy0, ix0) (rows dil_h apart, columns
@@ -245,7 +290,8 @@ static void tc_dw_m0_window(const tc_conv_params_t *p, const int8_t *img, int32_
     }
 }
 
-void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+TC_INLINE void tc_dwconv_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out,
+                            const int RQ)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, DM = p->depth_mult;
     const int32_t KH = p->k_h, KW = p->k_w, OH = p->out_h, OW = p->out_w;
@@ -309,12 +355,13 @@ void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                          * after this one has read its whole window */
                         int8_t ob[4];
                         if (ky1 - ky0 == 3 && ix0 >= 0 && ix0 + 3 < W) {
-                            tc_dw_m0_pair(&q, img + (iy0 * W + ix0) * C, wb, c0, cn, icc, xs, rs,
-                                          o, ob);
+                            TC_DW_M0_CALL(tc_dw_m0_pair, (&q, img + (iy0 * W + ix0) * C, wb, c0,
+                                                          cn, icc, xs, rs, o, ob));
                         } else { /* a border: through a copy of the 3 x 4 taps */
                             int8_t win[3 * 4 * 4];
                             tc_dw_m0_window(p, img, iy0, ix0, 4, c0, cn, icc, win);
-                            tc_dw_m0_pair(&q, win, wb, c0, cn, ident, 4, 16, o, ob);
+                            TC_DW_M0_CALL(tc_dw_m0_pair,
+                                          (&q, win, wb, c0, cn, ident, 4, 16, o, ob));
                         }
                         ox++;
                         i++;
@@ -337,12 +384,13 @@ void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                             o[c] = ob[c];
                         }
                     } else if (ky1 - ky0 == KH && kx1 - kx0 == KW) {
-                        tc_dw_m0_pixel(&q, img + (iy0 * W + ix0) * C, wb, c0, cn, KH, KW, icc, xs,
-                                       rs, o);
+                        TC_DW_M0_CALL(tc_dw_m0_pixel, (&q, img + (iy0 * W + ix0) * C, wb, c0,
+                                                       cn, KH, KW, icc, xs, rs, o));
                     } else if (pairs) { /* a border: through a copy of the 3 x 3 taps */
                         int8_t win[3 * 3 * 4];
                         tc_dw_m0_window(p, img, iy0, ix0, 3, c0, cn, icc, win);
-                        tc_dw_m0_pixel(&q, win, wb, c0, cn, 3, 3, ident, 4, 12, o);
+                        TC_DW_M0_CALL(tc_dw_m0_pixel,
+                                      (&q, win, wb, c0, cn, 3, 3, ident, 4, 12, o));
                     } else {
                         tc_dw_m0_pixel_border(
                             &q, img + ((iy0 + ky0 * dh) * W + ix0 + kx0 * dw) * C,
@@ -370,4 +418,19 @@ void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
             }
         }
     }
+}
+
+__attribute__((noinline)) static void tc_dwconv_m0_onnx(const tc_conv_params_t *p,
+                                                        const int8_t *in, int8_t *out)
+{
+    tc_dwconv_m0(p, in, out, 1);
+}
+
+void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    if (TC_M0_ONNX(p->shift[0])) {
+        tc_dwconv_m0_onnx(p, in, out);
+        return;
+    }
+    tc_dwconv_m0(p, in, out, 0);
 }

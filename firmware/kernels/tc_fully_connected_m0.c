@@ -176,6 +176,10 @@ void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
             }
             if (qs) {
                 tc_m0_out4(a, p->mult + oc, p->shift + oc, oo, lo, hi, o + oc);
+            } else if (TC_M0_ONNX(p->shift[0])) { /* tc_qmath.h's ONNX variant */
+                for (k = 0; k < 4; k++) {
+                    o[oc + k] = tc_out_s8_m0v(a[k], p->mult[0], p->shift[0], oo, lo, hi, 1);
+                }
             } else {
                 for (k = 0; k < 4; k++) {
                     o[oc + k] = tc_out_s8_m0(a[k], p->mult[0], p->shift[0], oo, lo, hi);
@@ -196,8 +200,8 @@ void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
                 for (i = 0; i < r; i++) {
                     acc += x[4 * G + i] * wk[i];
                 }
-                o[oc + k] = tc_out_s8_m0(acc, p->mult[(oc + k) * qs], p->shift[(oc + k) * qs],
-                                         oo, lo, hi);
+                o[oc + k] = tc_m0_out1(acc, p->mult[(oc + k) * qs], p->shift[(oc + k) * qs], oo,
+                                       lo, hi);
             }
         }
     }

@@ -4,7 +4,8 @@
  * Everything here is static inline, so every kernel file stays self-contained:
  *   - TC_DSP: 1 where the core has the DSP extension (__ARM_FEATURE_DSP: Cortex-M4/M7), else 0;
  *     then word loads and SXTB16 helpers for the SMLAD / SMLAxy fast paths;
- *   - tc_out_s8: requantize (tc_qmath.h's tc_requant) + output offset + activation clamp;
+ *   - tc_out_s8: requantize (tc_qmath.h's tc_requant_conv: TFLite's tc_requant, or its ONNX
+ *     variant for ONNX layers) + output offset + activation clamp;
  *   - int8 dot products for CONV_2D and FULLY_CONNECTED, each in a portable and a DSP variant
  *     (SXTB16 + SMLAD sum the same products in int32 with the same wrap-around, so results are
  *     identical). They are shared by both operators and must inline into their loops, which is
@@ -89,16 +90,66 @@ TC_INLINE uint32_t tc_sxtb16_hi(uint32_t v)
     __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
     return r;
 }
+
+/* (lo half of a, lo half of b) and (hi half of a, hi half of b). */
+TC_INLINE uint32_t tc_pkhbt16(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+TC_INLINE uint32_t tc_pkhtb16(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
+    return r;
+}
+
+/* One int8 output from a doubled accumulator acc2 = 2 * acc (DEPTHWISE_CONV_2D's 3x3 path
+ * doubles its weights and bias for free), with per-channel constants formed once:
+ *   onnx = 0, TFLite: m the multiplier, q = 2^(r-1) + out_offset * 2^r, r = -shift in [1, 20];
+ *     SMMLAR(2 * acc, m, q) = q + h, h = SaturatingRoundingDoublingHighMul(acc, m) exactly
+ *     (2 * acc fits int32: |bias_eff| < 2^29 is checked by the caller); adding the sign of acc
+ *     and shifting by r gives RoundingDivideByPOT(h, r) + out_offset (see tc_requant in
+ *     tc_qmath.h for why the sign of acc can stand for the sign of h), SSAT saturates to int8;
+ *   onnx = 1, tc_requant's ONNX variant on a core with a single-precision FPU: m the IEEE bits
+ *     of scale / 2, q the output zero point: round_half_even(float(acc2) * (scale / 2)), which
+ *     is float(float(acc) * scale) rounded (the doubling and the halving are exact), plus q,
+ *     saturated (QADD, then SSAT). r is unused. */
+TC_INLINE int32_t tc_rq2_s8(int32_t acc2, int32_t m, int32_t q, int32_t r, const int onnx)
+{
+    int32_t v;
+    if (!onnx) {
+        __asm__("smmlar %0, %1, %2, %3" : "=r"(v) : "r"(acc2), "r"(m), "r"(q));
+        v = (v + (acc2 >> 31)) >> r;
+    } else {
+#if TC_FPU_SP
+        union {
+            int32_t i;
+            float f;
+        } s, t;
+        s.i = m;
+        __asm__("vcvtr.s32.f32 %0, %1" : "=t"(t.f) : "t"((float)acc2 * s.f));
+        v = __qadd(t.i, q);
+#else
+        v = 0; /* never called: the caller needs an FPU for the ONNX variant */
+        (void)q;
+#endif
+    }
+    return __ssat(v, 8);
+}
 #endif
 
 /* --------------------------------------------------------------------------- output */
 
-/* One int8 output from an int32 accumulator: requantize, add the output zero point, clamp to
- * the fused activation's range. */
+/* One int8 output from an int32 accumulator: requantize (TFLite's, or the ONNX variant where
+ * shift > 31: tc_requant_conv), add the output zero point, clamp to the fused activation's
+ * range (int8's for an ONNX layer). */
 TC_INLINE int8_t tc_out_s8(int32_t acc, int32_t mult, int32_t shift, int32_t off, int32_t lo,
                            int32_t hi)
 {
-    return (int8_t)tc_clamp(tc_requant(acc, mult, shift) + off, lo, hi);
+    return (int8_t)tc_clamp(tc_requant_conv(acc, mult, shift) + off, lo, hi);
 }
 
 /* --------------------------------------------------------------------- dot products
@@ -390,7 +441,7 @@ TC_INLINE int32_t tc_requant_rs_dsp(int32_t x, int32_t m, uint32_t r1, uint32_t 
 }
 
 /* tc_out_s8 for the CONV_2D / FULLY_CONNECTED loops: the same arithmetic (tc_qmath.h's
- * tc_requant), its right-shift branch through tc_requant_rs_dsp. */
+ * tc_requant_conv), its right-shift branch through tc_requant_rs_dsp. */
 TC_INLINE int8_t tc_out_s8_dsp(int32_t acc, int32_t mult, int32_t shift, int32_t off,
                                int32_t lo, int32_t hi)
 {
@@ -399,7 +450,7 @@ TC_INLINE int8_t tc_out_s8_dsp(int32_t acc, int32_t mult, int32_t shift, int32_t
         const uint32_t r1 = ~(uint32_t)shift;
         y = tc_requant_rs_dsp(acc, mult, r1, 1u << r1);
     } else {
-        y = tc_requant(acc, mult, shift);
+        y = tc_requant_conv(acc, mult, shift);
     }
     return (int8_t)tc_clamp(y + off, lo, hi);
 }

@@ -4,7 +4,8 @@
  * with `#if defined(__ARM_ARCH_6M__)`).
  *
  * The requantization they use is tc_qmath.h's tc_requant, which on ARMv6-M is tc_requant16
- * (four 16x16 products instead of a call to __aeabi_lmul, proven and tested identical).
+ * (four 16x16 products instead of a call to __aeabi_lmul, proven and tested identical), or for
+ * an ONNX layer its ONNX variant's integer form (tc_out_s8_m0v).
  */
 #ifndef TC_M0_H
 #define TC_M0_H
@@ -33,9 +34,28 @@ TC_INLINE int8_t tc_out_s8_m0(int32_t acc, int32_t mult, int32_t shift, int32_t 
     return (int8_t)tc_clamp(tc_requant(acc, mult, shift) + off, lo, hi);
 }
 
-/* tc_conv2d_m0.c: o[k] = tc_out_s8_m0(a[k], mult[k], shift[k], oo, lo, hi) for k < 4. Out of
- * line: in the callers' loops ARMv6-M's eight low registers are taken and the requantization
- * would spill. */
+/* tc_out_s8_m0 with the requantization variant as a compile-time argument: onnx = 1 is
+ * tc_qmath.h's ONNX variant (an ONNX layer, whose shifts are above 31: tc_requant_onnx). The
+ * ARMv6-M kernels choose the variant once per call of a routine (TC_M0_ONNX) and run its
+ * instance: a test per output in their register-starved loops made GCC allocate them worse and
+ * cost TFLite layers about 1% (measured). */
+TC_INLINE int8_t tc_out_s8_m0v(int32_t acc, int32_t mult, int32_t shift, int32_t off,
+                               int32_t lo, int32_t hi, const int onnx)
+{
+    const int32_t y = onnx ? tc_requant_onnx(acc, mult, shift) : tc_requant(acc, mult, shift);
+    return (int8_t)tc_clamp(y + off, lo, hi);
+}
+
+/* Whether a layer requantizes with the ONNX variant, from its first shift. */
+#define TC_M0_ONNX(shift) ((shift) > 31)
+
+/* tc_conv2d_m0.c: one output of either variant (the test per call), out of line, for the
+ * routines' leftover channels. */
+int8_t tc_m0_out1(int32_t acc, int32_t mult, int32_t shift, int32_t oo, int32_t lo, int32_t hi);
+
+/* tc_conv2d_m0.c: o[k] = tc_out_s8_m0v(a[k], mult[k], shift[k], oo, lo, hi, variant) for k < 4.
+ * Out of line: in the callers' loops ARMv6-M's eight low registers are taken and the
+ * requantization would spill. */
 void tc_m0_out4(const int32_t *a, const int32_t *mult, const int32_t *shift, int32_t oo,
                 int32_t lo, int32_t hi, int8_t *o);
 

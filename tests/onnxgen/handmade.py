@@ -140,6 +140,127 @@ def wide() -> onnx.ModelProto:
     return m
 
 
+def wzp(dtype: type = np.int8) -> onnx.ModelProto:
+    """Weights with a nonzero zero point (the real weight is ``w - zero_point``), which the
+    frontend cannot fold into int8 values: QLinearConv (3x3, 2 -> 6 channels, per-channel
+    scales) and QLinearMatMul, with uint8 weights of zero point 255 and uint8 activations
+    (``dtype`` np.uint8), or int8 weights of zero point -13 and int8 activations."""
+    rng = np.random.default_rng(14)
+    u8 = dtype == np.uint8
+    off, wz = (128, 255) if u8 else (0, -13)
+    w = rng.integers(0, 256, (6, 2, 3, 3)) if u8 else rng.integers(-128, 128, (6, 2, 3, 3))
+    b = rng.integers(0, 256, (72, 5)) if u8 else rng.integers(-128, 128, (72, 5))
+    if u8:  # odd units: large values only (w - 255 then fits int8: folded), even ones: any
+        w[1::2], b[:, 1::2] = 255 - (255 - w[1::2]) // 3, 255 - (255 - b[:, 1::2]) // 2
+
+    inits = [
+        _c("xs", np.array(0.05, np.float32)), _c("xz", np.array(7 + off, dtype)),
+        _c("w", w.astype(dtype)), _c("ws", np.array([0.004, 0.003, 0.005, 0.002, 0.0041, 0.0035],
+                                                     np.float32)),
+        _c("wz", np.full(6, wz, dtype)), _c("cb", rng.integers(-2000, 2000, 6).astype(np.int32)),
+        _c("cs", np.array(0.09 if u8 else 0.06, np.float32)), _c("cz", np.array(-9 + off, dtype)),
+        _c("b", b.astype(dtype)), _c("bs", np.array(0.003, np.float32)),
+        _c("bz", np.array(wz, dtype)),
+        _c("ys", np.array(0.5 if u8 else 0.25, np.float32)), _c("yz", np.array(4 + off, dtype)),
+    ]  # fmt: skip
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("QLinearConv", ["xq", "xs", "xz", "w", "ws", "wz", "cs", "cz", "cb"],
+                         ["c"], kernel_shape=[3, 3], pads=[1, 1, 0, 0]),
+        helper.make_node("Flatten", ["c"], ["f"], axis=1),
+        helper.make_node("QLinearMatMul", ["f", "cs", "cz", "b", "bs", "bz", "ys", "yz"], ["mm"]),
+        helper.make_node("DequantizeLinear", ["mm", "ys", "yz"], ["y"]),
+    ]  # fmt: skip
+    g = helper.make_graph(
+        nodes,
+        "wzp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
+def sweep() -> onnx.ModelProto:
+    """The ONNX requantization over many scales in one layer: a QLinearMatMul of 16 rows of 48
+    values by 64 units whose scales (x_scale * b_scale[u] / y_scale) take every float32 exponent
+    the kernels' integer form accepts (2^-17 .. 2^6), power-of-two ones (exact halves) and odd
+    mantissas, each unit's weights scaled so that its outputs stay in int8's range; then a
+    per-tensor QLinearMatMul with a power-of-two scale. Runs on FULLY_CONNECTED's kernels."""
+    rng = np.random.default_rng(15)
+    e = np.repeat(np.arange(-17, 7), 2)
+    e = np.concatenate([e, rng.integers(-17, 7, 64 - e.size)])
+    mant = np.where(np.arange(64) % 3 == 0, 1.0, rng.uniform(1.0, 2.0, 64))
+    s = (mant * 2.0**e).astype(np.float32)  # the product scale wanted per unit
+    bs = (s * np.float32(2.0) / np.float32(0.25)).astype(np.float32)  # ys = 2, xs = 0.25
+    # |acc| of a unit ~ 48 * 40 * |w| / 2: keep |acc * s| around 100 where int8 weights allow
+    mag = np.clip(np.rint(100.0 / (s.astype(np.float64) * 48 * 20)), 1, 127).astype(np.int64)
+    b = (rng.uniform(-1, 1, (48, 64)) * mag).round().astype(np.int8)
+    b2 = rng.integers(-127, 128, (64, 10)).astype(np.int8)
+    inits = [
+        _c("xs", np.array(0.25, np.float32)), _c("xz", np.array(-6, np.int8)),
+        _c("b", b), _c("bs", bs), _c("bz", np.zeros(64, np.int8)),
+        _c("ys", np.array(2.0, np.float32)), _c("yz", np.array(5, np.int8)),
+        _c("b2", b2), _c("b2s", np.array(2.0**-9, np.float32)), _c("b2z", np.array(0, np.int8)),
+        _c("zs", np.array(0.5, np.float32)), _c("zz", np.array(-3, np.int8)),
+    ]  # fmt: skip
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("QLinearMatMul", ["xq", "xs", "xz", "b", "bs", "bz", "ys", "yz"], ["h"]),
+        helper.make_node("QLinearMatMul", ["h", "ys", "yz", "b2", "b2s", "b2z", "zs", "zz"],
+                         ["z"]),
+        helper.make_node("DequantizeLinear", ["z", "zs", "zz"], ["y"]),
+    ]  # fmt: skip
+    g = helper.make_graph(
+        nodes,
+        "sweep",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16, 48])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
+def pads() -> onnx.ModelProto:
+    """Pads beyond the window and asymmetric ones on the TFLite kernels: a QLinearConv 3x3 with
+    pads (top, left, bottom, right) = (2, 3, 2, 1) (border outputs whose window holds no input
+    tap but one or two columns), then a depthwise one with (3, 2, 0, 2) and strides (1, 2)."""
+    rng = np.random.default_rng(16)
+    inits = [
+        _c("xs", np.array(0.05, np.float32)), _c("xz", np.array(3, np.int8)),
+        _c("w", rng.integers(-127, 128, (8, 4, 3, 3)).astype(np.int8)),
+        _c("ws", np.full(8, 0.01, np.float32)), _c("wz", np.zeros(8, np.int8)),
+        _c("ys", np.array(0.3, np.float32)), _c("yz", np.array(-5, np.int8)),
+        _c("b", rng.integers(-500, 500, 8).astype(np.int32)),
+        _c("d", rng.integers(-127, 128, (8, 1, 3, 3)).astype(np.int8)),
+        _c("ds", np.full(8, 0.02, np.float32)), _c("dz", np.zeros(8, np.int8)),
+        _c("zs", np.array(0.2, np.float32)), _c("zz", np.array(2, np.int8)),
+        _c("db", rng.integers(-500, 500, 8).astype(np.int32)),
+    ]  # fmt: skip
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("QLinearConv", ["xq", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"],
+                         ["c"], kernel_shape=[3, 3], pads=[2, 3, 2, 1]),
+        helper.make_node("QLinearConv", ["c", "ys", "yz", "d", "ds", "dz", "zs", "zz", "db"],
+                         ["e"], kernel_shape=[3, 3], pads=[3, 2, 0, 2], strides=[1, 2], group=8),
+        helper.make_node("DequantizeLinear", ["e", "zs", "zz"], ["y"]),
+    ]  # fmt: skip
+    g = helper.make_graph(
+        nodes,
+        "pads",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
 def qdq_act() -> onnx.ModelProto:
     """QDQ chains the quantizer leaves when it cannot fold an activation: DQ -> Relu -> Q (the
     output zero point above the minimum, so the Relu matters), DQ -> Clip -> Q, and a bare
@@ -190,6 +311,10 @@ def build_handmade(out: Path) -> dict[str, Path]:
         ("wide", wide()),
         ("binary", binary()),
         ("binary_u8", binary(np.uint8)),
+        ("wzp", wzp()),
+        ("wzp_u8", wzp(np.uint8)),
+        ("sweep", sweep()),
+        ("pads", pads()),
     ):
         p = out / f"{name}.onnx"
         onnx.save(m, p)

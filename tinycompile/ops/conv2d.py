@@ -108,41 +108,58 @@ class Conv2DOp(RowsByWindow, Operator):
             s16.require_bias(op, g)
             rq16 = s16.requant(op, g, oc, *channel_multipliers(x.quant.s, w, o.quant.s, oc))
             return Conv2D(macs=macs, geo=geo, groups=groups, rq=rq16)
-        wsum = np.asarray(w.data, np.int64).reshape(oc, -1).sum(axis=1)
-        rq = requant(op, g, oc, wsum, *channel_multipliers(x.quant.s, w, o.quant.s, oc))
-        pointwise = kh == 1 and kw == 1
-        col = col16_bytes(kh * kw * kc, c) if groups == 1 else 0
-        in_place = groups == 1 and geo.stride1 and (pointwise or (geo.same_size and oc <= c))
-        ring = 1 if pointwise else geo.ring_pixels()
-        return Conv2D(
-            macs=macs,
-            scratch=col if col <= IM2COL_MAX_BYTES else 0,
-            scratch_stand_in=tail_stands_in(geo, kh * kw * kc, groups),
-            in_place_scratch=int(ring * oc) if in_place and not x.is_const else None,
-            in_place_shifts=pointwise,
-            geo=geo,
-            groups=groups,
-            rq=rq,
-        )
+        return conv_s8(op, g, geo, groups, *channel_multipliers(x.quant.s, w, o.quant.s, oc))
 
     def lower(self, op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
         if isinstance(d.rq, s16.Requant64):
             w = ctx.ptr(op.inputs[1])
             fields = s16.conv_fields(ctx, d.geo.fields(), d.rq, w, groups=d.groups, depth_mult=1)
             return io_call("tc_conv_s16", op, ctx, ctx.params("tc_conv_s16_params_t", fields))
-        assert isinstance(d.rq, Requant)
-        col = d.scratch if choice.use_scratch else 0
-        # the raw bias is for the direct loops' border windows: not needed where every window
-        # goes through the column buffer (zero point as padding), which the portable and
-        # ARMv6-M builds ignore in place (their ring computes borders directly)
-        k = d.geo.k_h * d.geo.k_w
-        raw = not col or (choice.in_place and k > 1)
-        fields = requant_fields(op, ctx, d.geo, d.rq, ctx.ptr(op.inputs[1]), raw_bias=raw)
-        fields.update(groups=d.groups, depth_mult=1, col="0")
-        if col or choice.in_place:
-            region = ctx.scratch(choice.scratch_bytes(d))
-            if col:
-                fields["col"] = f"((int8_t *){region} + {choice.scratch_offset(d)})"
-            if choice.in_place:
-                fields.update(inplace=1, tmp=f"(int8_t *){region}")
-        return io_call("tc_conv_s8", op, ctx, ctx.params("tc_conv_params_t", fields))
+        return lower_s8(op, g, d, ctx, choice)
+
+
+def conv_s8(op: Op, g: Graph, geo: Window, groups: int, mults: list, shifts: list) -> Conv2D:
+    """The int8 convolution of ``op`` (input 0, weights [out_c, k_h, k_w, in_c / groups] at
+    input 1, optional int32 bias at input 2) over ``geo``, requantized per channel by ``mults``
+    and ``shifts``: TFLite's multipliers, or onnxruntime's scales in tc_requant_conv's ONNX
+    variant (``onnx_requant.onnx_multipliers``; ONNX_CONV runs on this kernel too)."""
+    x, w = inp(op, g, 0), inp(op, g, 1)
+    oc, kh, kw, kc = w.shape
+    c = geo.in_c
+    macs = int(np.prod(out(op, g).shape, dtype=np.int64)) * kh * kw * kc
+    wsum = np.asarray(w.data, np.int64).reshape(oc, -1).sum(axis=1)
+    rq = requant(op, g, oc, wsum, mults, shifts)
+    pointwise = kh == 1 and kw == 1
+    col = col16_bytes(kh * kw * kc, c) if groups == 1 else 0
+    in_place = groups == 1 and geo.stride1 and (pointwise or (geo.same_size and oc <= c))
+    ring = 1 if pointwise else geo.ring_pixels()
+    return Conv2D(
+        macs=macs,
+        scratch=col if col <= IM2COL_MAX_BYTES else 0,
+        scratch_stand_in=tail_stands_in(geo, kh * kw * kc, groups),
+        in_place_scratch=int(ring * oc) if in_place and not x.is_const else None,
+        in_place_shifts=pointwise,
+        geo=geo,
+        groups=groups,
+        rq=rq,
+    )
+
+
+def lower_s8(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
+    """The ``tc_conv_s8`` call of an int8 convolution prepared by ``conv_s8``."""
+    assert isinstance(d.rq, Requant)
+    col = d.scratch if choice.use_scratch else 0
+    # the raw bias is for the direct loops' border windows: not needed where every window
+    # goes through the column buffer (zero point as padding), which the portable and
+    # ARMv6-M builds ignore in place (their ring computes borders directly)
+    k = d.geo.k_h * d.geo.k_w
+    raw = not col or (choice.in_place and k > 1)
+    fields = requant_fields(op, ctx, d.geo, d.rq, ctx.ptr(op.inputs[1]), raw_bias=raw)
+    fields.update(groups=d.groups, depth_mult=1, col="0")
+    if col or choice.in_place:
+        region = ctx.scratch(choice.scratch_bytes(d))
+        if col:
+            fields["col"] = f"((int8_t *){region} + {choice.scratch_offset(d)})"
+        if choice.in_place:
+            fields.update(inplace=1, tmp=f"(int8_t *){region}")
+    return io_call("tc_conv_s8", op, ctx, ctx.params("tc_conv_params_t", fields))

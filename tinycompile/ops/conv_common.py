@@ -256,6 +256,21 @@ class Requant:
     shift: np.ndarray  # int64 shifts
 
 
+def check_accumulator(op: Op, g: Graph, out_c: int, b64: np.ndarray) -> None:
+    """Refuse a bias and weights whose int32 accumulator can overflow for some int8 input,
+    however the kernel orders its sums (|bias| + 256 * sum |w| per channel): C leaves signed
+    overflow undefined (TFLM's kernels would wrap). No real model comes near."""
+    w = np.asarray(inp(op, g, 1).data, np.int64)
+    axis = w.ndim - 1 if op.kind == "DEPTHWISE_CONV_2D" else 0
+    if w.ndim == 0 or w.shape[axis] != out_c:
+        return
+    wabs = np.abs(np.moveaxis(w, axis, 0)).reshape(out_c, -1).sum(axis=1)
+    bad = np.nonzero(np.abs(b64) + 256 * wabs >= 2**31)[0]
+    if bad.size:
+        raise fail(op, f"the bias and weights of output channel {int(bad[0])} can overflow the"
+                       " int32 accumulator")  # fmt: skip
+
+
 def requant(op: Op, g: Graph, out_c: int, wsum: np.ndarray, mults: list, shifts: list) -> Requant:
     """Offsets, clamp range and the zero point folded into the bias."""
     x, o = inp(op, g, 0), out(op, g)
@@ -263,6 +278,7 @@ def requant(op: Op, g: Graph, out_c: int, wsum: np.ndarray, mults: list, shifts:
     lo, hi = activation_range(op, o)
     b = bias(op, g, out_c)
     b64 = b if b is not None else np.zeros(out_c, np.int64)
+    check_accumulator(op, g, out_c, b64)
     eff = wrap_i32(b64 + in_off * wsum.astype(np.int64))
     return Requant(
         in_off, o.quant.zp, lo, hi, b, eff, np.array(mults, np.int64), np.array(shifts, np.int64)

@@ -90,16 +90,8 @@ class DepthwiseOp(RowsByWindow, Operator):
             rq16 = s16.requant(op, g, oc, *channel_multipliers(x.quant.s, w, o.quant.s, oc))
             macs = int(np.prod(o.shape, dtype=np.int64)) * kh * kw
             return Depthwise(macs=macs, geo=geo, depth_mult=oc // c, rq=rq16)
-        wsum = np.asarray(w.data, np.int64).reshape(-1, oc).sum(axis=0)
-        rq = requant(op, g, oc, wsum, *channel_multipliers(x.quant.s, w, o.quant.s, oc))
-        in_place = geo.stride1 and oc == c and geo.same_size and not x.is_const
-        return Depthwise(
-            macs=int(np.prod(o.shape, dtype=np.int64)) * kh * kw,
-            in_place_scratch=int(geo.ring_pixels() * 4) if in_place else None,
-            geo=geo,
-            depth_mult=oc // c,
-            rq=rq,
-        )
+        mults, shifts = channel_multipliers(x.quant.s, w, o.quant.s, oc)
+        return dwconv_s8(op, g, geo, np.asarray(w.data), mults, shifts)
 
     def lower(self, op: Op, g: Graph, d: Depthwise, ctx: LowerCtx, choice: Choice) -> str:
         if isinstance(d.rq, s16.Requant64):
@@ -108,11 +100,38 @@ class DepthwiseOp(RowsByWindow, Operator):
                 ctx, d.geo.fields(), d.rq, w, groups=1, depth_mult=d.depth_mult
             )
             return io_call("tc_dwconv_s16", op, ctx, ctx.params("tc_conv_s16_params_t", fields))
-        assert isinstance(d.rq, Requant)
-        # the kernel reads the re-laid-out weights only: the model's layout never reaches flash
-        blocks = ctx.array("weights", "int8_t", weight_blocks(np.asarray(inp(op, g, 1).data)))
-        fields = requant_fields(op, ctx, d.geo, d.rq, blocks)
-        fields.update(groups=1, col="0", depth_mult=d.depth_mult)
-        if choice.in_place:
-            fields.update(inplace=1, tmp=ctx.scratch(choice.scratch_bytes(d)))
-        return io_call("tc_dwconv_s8", op, ctx, ctx.params("tc_conv_params_t", fields))
+        return lower_s8(op, g, d, ctx, choice, np.asarray(inp(op, g, 1).data))
+
+
+def dwconv_s8(op: Op, g: Graph, geo: Window, w: np.ndarray, mults: list, shifts: list) -> Depthwise:
+    """The int8 depthwise convolution of ``op`` (input 0, optional int32 bias at input 2) over
+    ``geo`` with the weights ``w`` [1, k_h, k_w, out_c], requantized per channel by ``mults``
+    and ``shifts``: TFLite's multipliers, or onnxruntime's scales in tc_requant_conv's ONNX
+    variant (``onnx_requant.onnx_multipliers``; a depthwise ONNX_CONV runs on this kernel
+    too)."""
+    x, o = inp(op, g, 0), out(op, g)
+    _, kh, kw, oc = w.shape
+    c = geo.in_c
+    wsum = np.asarray(w, np.int64).reshape(-1, oc).sum(axis=0)
+    rq = requant(op, g, oc, wsum, mults, shifts)
+    in_place = geo.stride1 and oc == c and geo.same_size and not x.is_const
+    return Depthwise(
+        macs=int(np.prod(o.shape, dtype=np.int64)) * kh * kw,
+        in_place_scratch=int(geo.ring_pixels() * 4) if in_place else None,
+        geo=geo,
+        depth_mult=oc // c,
+        rq=rq,
+    )
+
+
+def lower_s8(op: Op, g: Graph, d: Depthwise, ctx: LowerCtx, choice: Choice, w: np.ndarray) -> str:
+    """The ``tc_dwconv_s8`` call of a depthwise convolution prepared by ``dwconv_s8``, its
+    weights ``w`` [1, k_h, k_w, out_c]."""
+    assert isinstance(d.rq, Requant)
+    # the kernel reads the re-laid-out weights only: the model's layout never reaches flash
+    blocks = ctx.array("weights", "int8_t", weight_blocks(w))
+    fields = requant_fields(op, ctx, d.geo, d.rq, blocks)
+    fields.update(groups=1, col="0", depth_mult=d.depth_mult)
+    if choice.in_place:
+        fields.update(inplace=1, tmp=ctx.scratch(choice.scratch_bytes(d)))
+    return io_call("tc_dwconv_s8", op, ctx, ctx.params("tc_conv_params_t", fields))

@@ -124,16 +124,7 @@ class FullyConnectedOp(Operator):
             return FullyConnected(
                 macs=o.size * depth, batches=batches, depth=depth, out_c=oc, rq=rq16
             )
-        wsum = np.asarray(w.data, np.int64).sum(axis=1)
-        rq = requant(op, g, oc, wsum, *multipliers(op, g))
-        return FullyConnected(
-            macs=o.size * depth,
-            batches=batches,
-            depth=depth,
-            out_c=oc,
-            rq=rq,
-            smmlar=smmlar_ok(rq, np.asarray(w.data)),
-        )
+        return fc_s8(op, g, batches, *multipliers(op, g))
 
     def lower(self, op: Op, g: Graph, d: FullyConnected, ctx: LowerCtx, choice: Choice) -> str:
         if isinstance(d.rq, s16.Requant64):
@@ -153,22 +144,44 @@ class FullyConnectedOp(Operator):
                 },
             )
             return io_call("tc_fc_s16", op, ctx, p)
-        assert isinstance(d.rq, Requant)
-        fields = {
-            "batches": d.batches,
-            "depth": d.depth,
-            "out_c": d.out_c,
-            "out_offset": d.rq.out_offset,
-            "act_min": d.rq.act_min,
-            "act_max": d.rq.act_max,
-            "per_channel": int(d.rq.mult.size > 1),
-            "rq_smmlar": int(d.smmlar),
-            # the kernel reads the re-laid-out weights only: the model's layout never reaches flash
-            "weights": ctx.array(
-                "weights", "uint8_t", weight_quads(np.asarray(inp(op, g, 1).data))
-            ),
-            "bias_eff": ctx.array("bias_eff", "int32_t", d.rq.bias_eff),
-            "mult": ctx.array("mult", "int32_t", d.rq.mult),
-            "shift": ctx.array("shift", "int32_t", d.rq.shift),
-        }
-        return io_call("tc_fc_s8", op, ctx, ctx.params("tc_fc_params_t", fields))
+        return lower_s8(op, g, d, ctx)
+
+
+def fc_s8(op: Op, g: Graph, batches: int, mults: list, shifts: list) -> FullyConnected:
+    """The int8 fully connected layer of ``op`` (``batches`` rows of input 0, weights
+    [out_c, depth] at input 1, optional int32 bias at input 2), requantized by ``mults`` and
+    ``shifts`` (one, or one per channel): TFLite's multipliers, or onnxruntime's scales in
+    tc_requant_conv's ONNX variant (``onnx_requant.onnx_multipliers``; ONNX_GEMM runs on this
+    kernel too, whose shifts above 31 rule out ``smmlar``)."""
+    w = np.asarray(inp(op, g, 1).data)
+    oc, depth = w.shape
+    rq = requant(op, g, oc, w.astype(np.int64).sum(axis=1), mults, shifts)
+    return FullyConnected(
+        macs=batches * oc * depth,
+        batches=batches,
+        depth=depth,
+        out_c=oc,
+        rq=rq,
+        smmlar=smmlar_ok(rq, w),
+    )
+
+
+def lower_s8(op: Op, g: Graph, d: FullyConnected, ctx: LowerCtx) -> str:
+    """The ``tc_fc_s8`` call of a layer prepared by ``fc_s8``."""
+    assert isinstance(d.rq, Requant)
+    fields = {
+        "batches": d.batches,
+        "depth": d.depth,
+        "out_c": d.out_c,
+        "out_offset": d.rq.out_offset,
+        "act_min": d.rq.act_min,
+        "act_max": d.rq.act_max,
+        "per_channel": int(d.rq.mult.size > 1),
+        "rq_smmlar": int(d.smmlar),
+        # the kernel reads the re-laid-out weights only: the model's layout never reaches flash
+        "weights": ctx.array("weights", "uint8_t", weight_quads(np.asarray(inp(op, g, 1).data))),
+        "bias_eff": ctx.array("bias_eff", "int32_t", d.rq.bias_eff),
+        "mult": ctx.array("mult", "int32_t", d.rq.mult),
+        "shift": ctx.array("shift", "int32_t", d.rq.shift),
+    }
+    return io_call("tc_fc_s8", op, ctx, ctx.params("tc_fc_params_t", fields))
