@@ -5,16 +5,21 @@ QuantizeLinear / DequantizeLinear bookkeeping of both forms (``onnx_nodes`` walk
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..errors import CompileError
-from ..ir import Op, Quant, Tensor
+from ..ir import Op, Port, Quant, Tensor
+from .onnx_check import MAX_ELEMENTS
 from .onnx_model import plain
 
 NCHW_TO_NHWC = (0, 2, 3, 1)
+# Scales whose products and ratios (a_s * b_s / c_s times an int16 difference) stay finite in
+# float32: far beyond any calibrated model (activation ranges of 10^8, or of 10^-16)
+MAX_SCALE, MIN_ACT_SCALE = 2.0**20, 2.0**-60
 
 
 @dataclass
@@ -45,6 +50,8 @@ class Core:
     dq: dict[str, str] = field(default_factory=dict)  # float name -> quantized activation name
     inits: dict[str, np.ndarray] = field(default_factory=dict)
     done: set[int] = field(default_factory=set)  # node indices consumed by a fusion
+    ports: dict[int, Port] = field(default_factory=dict)  # how the file shows the graph's I/O
+    pending: list[tuple] = field(default_factory=list)  # requant_after's promises
     node: Any = None
     index: int = 0
 
@@ -54,7 +61,8 @@ class Core:
         n = self.node
         name = plain(n.name) if n is not None and n.name else ""
         where = f"node '{name}': " if name else ""
-        return CompileError(where + reason, op_index=self.index, op_kind=n.op_type if n else None)
+        kind = plain(n.op_type) if n is not None else None
+        return CompileError(where + reason, op_index=self.index, op_kind=kind)
 
     def tensor(self, name: str, shape: tuple[int, ...], dtype: str, quant: Quant | None = None,
                data: np.ndarray | None = None) -> int:  # fmt: skip
@@ -76,11 +84,15 @@ class Core:
         """Scale (float32) and zero point (int64, uint8 shifted to int8) and whether uint8;
         ``int32``: int32 zero points too (a bias)."""
         s = np.asarray(self.init(scale, "scale"), np.float32).reshape(-1)
-        if not np.all(np.isfinite(s)) or np.any(s <= 0):
+        if not s.size or not np.all(np.isfinite(s)) or np.any(s <= 0):
             raise self.fail("quantization scale must be positive and finite")
+        if np.any(s > MAX_SCALE):  # products and ratios of scales must stay finite in float32
+            raise self.fail(f"quantization scale {float(s.max()):g} is beyond 2^20")
         if not zp:
             return s, np.zeros(s.size, np.int64), False
         z = self.init(zp, "zero point")
+        if z.size != s.size:
+            raise self.fail(f"{s.size} quantization scales but {z.size} zero points")
         if z.dtype == np.uint8:
             return s, z.astype(np.int64).reshape(-1) - 128, True
         if z.dtype != np.int8 and not (int32 and z.dtype == np.int32):
@@ -96,10 +108,29 @@ class Core:
                 z: np.ndarray) -> int:  # fmt: skip
         if s.size != 1:
             raise self.fail("per-channel activation quantization is not supported")
+        if s[0] < MIN_ACT_SCALE:  # a divisor of the ops' float32 scale ratios
+            raise self.fail(f"activation scale {float(s[0]):g} is below 2^-60")
+        if any(d <= 0 for d in onnx_shape) or math.prod(onnx_shape) > MAX_ELEMENTS:
+            raise self.fail(f"'{plain(name)}' would have shape {list(onnx_shape)[:8]}")
         shape = ir_shape(onnx_shape)
         tid = self.tensor(name, shape, "int8", Quant(s[:1].copy(), z[:1].copy()))
         self.acts[name] = Act(tid, tuple(onnx_shape))
         return tid
+
+    def requant_after(self, out: str, s: np.ndarray, z: np.ndarray) -> str:
+        """The name a node writes instead of ``out``; once it is written (``flush``), an
+        ONNX_REQUANT (``Q(DQ(x))``: a table) gives ``out`` the parameters ``s``, ``z``."""
+        tmp = out + "/moved"
+        self.pending.append((tmp, out, s, z))
+        return tmp
+
+    def flush(self) -> None:
+        """Emit the requantizations ``requant_after`` promised."""
+        for tmp, out, s, z in self.pending:
+            a = self.act(tmp)
+            o = self.new_act(out, a.onnx_shape, s, z)
+            self.op("ONNX_REQUANT", [a.tid], [o])
+        self.pending.clear()
 
     def same_quant(self, a: Act, s: np.ndarray, z: np.ndarray) -> None:
         q = self.tensors[a.tid].quant
@@ -108,7 +139,22 @@ class Core:
 
     # ------------------------------------------------------------------ Q / DQ
 
+    def check_qdq(self, n: Any) -> None:
+        """Refuse what newer opsets added to QuantizeLinear / DequantizeLinear and the reader
+        does not do: blocked quantization, another output type than the zero point's, a
+        computation precision other than float32."""
+        if int(attr_of(n, "block_size", 0)):
+            raise self.fail("blocked quantization (block_size) is not supported")
+        if int(attr_of(n, "precision", 0)) not in (0, 1):  # 1: FLOAT
+            raise self.fail("a precision other than float32 is not supported")
+        out = int(attr_of(n, "output_dtype", 0))
+        if n.op_type == "DequantizeLinear" and out not in (0, 1):
+            raise self.fail("DequantizeLinear to another type than float32 is not supported")
+        if n.op_type == "QuantizeLinear" and out not in (0, 2, 3):  # UINT8, INT8
+            raise self.fail("QuantizeLinear to another type than int8 or uint8 is not supported")
+
     def _DequantizeLinear(self, n: Any) -> None:
+        self.check_qdq(n)
         axis = attr_of(n, "axis", 1)
         const = n.input[0] in self.inits
         zp = n.input[2] if len(n.input) > 2 else None
@@ -124,6 +170,7 @@ class Core:
 
     def _QuantizeLinear(self, n: Any) -> None:
         """A QuantizeLinear of a dequantized activation (DQ -> Q): new parameters, a table."""
+        self.check_qdq(n)
         if n.input[0] not in self.dq:
             raise self.fail("a QuantizeLinear of a float tensor that is neither a graph input"
                             " nor a quantized op's result is not supported")  # fmt: skip
@@ -140,6 +187,7 @@ class Core:
             raise self.fail("float (unquantized) node: its output is not quantized by one"
                             " QuantizeLinear")  # fmt: skip
         q = gr.node[users[0]]
+        self.check_qdq(q)
         self.done.add(users[0])
         s, z, u8 = self.qparams(q.input[1], q.input[2] if len(q.input) > 2 else None)
         return q.output[0], s, z, u8

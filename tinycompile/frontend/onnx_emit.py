@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..ir import Quant
+from .onnx_check import accumulator_overflow
 from .onnx_core import NCHW_TO_NHWC, Core, QConst, attr_of
 
 
@@ -26,6 +27,9 @@ class Emitters(Core):
         nb, c, h, wd = a.onnx_shape
         oc, cpg, kh, kw = w.data.shape
         group = int(attr_of(n, "group", 1))
+        if group < 1 or c % group or oc % group or c // group != cpg:
+            raise self.fail(f"group {group} does not fit {c} input channels and weights"
+                            f" {list(w.data.shape)}")  # fmt: skip
         sh, sw = attr_of(n, "strides", [1, 1])
         dh, dw = attr_of(n, "dilations", [1, 1])
         pt, pl, pb, pr = attr_of(n, "pads", [0, 0, 0, 0])
@@ -34,7 +38,7 @@ class Emitters(Core):
         wt = self._weights(w, oc, np.transpose(w.data, (0, 2, 3, 1)), f"{out}/weights")
         ins = [a.tid, wt]
         if bias is not None:
-            ins.append(self._bias(bias, oc, out))
+            ins.append(self._bias(bias, oc, out, wt))
         o = self.new_act(out, (nb, oc, oh, ow), *oq)
         self.op("ONNX_CONV", ins, [o], groups=group, stride=(sh, sw), dilation=(dh, dw),
                 pads=(pt, pl, pb, pr))  # fmt: skip
@@ -57,6 +61,8 @@ class Emitters(Core):
             self._check_in(x, *xq)
         if w.data.ndim != 2:
             raise self.fail("B must be a 2-D constant")
+        if len(a.onnx_shape) == 4:  # held NHWC: its last axis is not the file's
+            raise self.fail("a MatMul / Gemm of a 4-D tensor is not supported")
         mat = w.data if trans_b else w.data.T  # [units, depth]
         units, depth = mat.shape
         if a.onnx_shape[-1] != depth:
@@ -66,7 +72,7 @@ class Emitters(Core):
         wt = self._weights(w, units, mat, f"{out}/weights")
         ins = [a.tid, wt]
         if bias is not None:
-            ins.append(self._bias(np.asarray(bias).reshape(-1), units, out))
+            ins.append(self._bias(np.asarray(bias).reshape(-1), units, out, wt))
         o = self.new_act(out, (*a.onnx_shape[:-1], units), *oq)
         self.op("ONNX_GEMM", ins, [o], alpha=alpha)
 
@@ -101,7 +107,7 @@ class Emitters(Core):
             if bconst.data.size != a.onnx_shape[1]:
                 raise self.fail("constant B must be a scalar or one value per channel")
         o = self.new_act(out, a.onnx_shape, *oq)
-        self.op(kind, [a.tid, bt], [o], **({"uint8": u8} if kind == "ONNX_ADD" else {}))
+        self.op(kind, [a.tid, bt], [o], uint8=u8)
 
     def _emit_concat(self, n: Any, xs: list[str], out: str, oq: tuple) -> None:
         """Inputs quantized differently from the output go through a rescaling table first
@@ -171,17 +177,37 @@ class Emitters(Core):
         self.op("ONNX_GLOBAL_AVG_POOL", [a.tid], [o])
 
     def _weights(self, w: QConst, units: int, data: np.ndarray, name: str) -> int:
-        if np.any(w.zp != 0):
-            raise self.fail("weights with a nonzero zero point are not supported (quantize"
-                            " weights symmetrically)")  # fmt: skip
+        """The IR weight tensor [units, ...] of a constant B / W: int8 values whose real integer
+        value is ``w - zero_point``. A weight zero point is folded into the values where the
+        differences fit int8 (symmetric weights, uint8 weights with zero point 128); otherwise
+        each unit keeps the smallest offset that makes them fit (its own zero point), which the
+        op's unit handles (uint8 weights with zero point 255, int8 ones with -13, ...)."""
         if w.scale.size not in (1, units):
             raise self.fail(f"weights have {w.scale.size} scales for {units} output channels")
-        q = Quant(w.scale.copy(), w.zp.copy(), 0)
-        arr = np.ascontiguousarray(data.astype(np.int8))
+        if w.zp.size not in (1, units):
+            raise self.fail(f"weights have {w.zp.size} zero points for {units} output channels")
+        zp = np.broadcast_to(w.zp, (units,)).astype(np.int64)
+        real = data.astype(np.int64) - zp.reshape((units,) + (1,) * (data.ndim - 1))
+        flat = real.reshape(units, -1)
+        lo, hi = flat.min(axis=1), flat.max(axis=1)
+        off = np.clip(0, hi - 127, lo + 128)  # closest to 0 that fits: |off| <= 128
+        if np.any(off):  # one zero point per unit (and so one scale per unit)
+            q = Quant(np.broadcast_to(w.scale, (units,)).astype(np.float32), -off, 0)
+        else:
+            q = Quant(w.scale.copy(), np.zeros(w.scale.size, np.int64), 0)
+        stored = real - off.reshape((units,) + (1,) * (data.ndim - 1))
+        arr = np.ascontiguousarray(stored.astype(np.int8))
         return self.tensor(name, arr.shape, "int8", q, arr)
 
-    def _bias(self, b: np.ndarray, units: int, out: str) -> int:
+    def _bias(self, b: np.ndarray, units: int, out: str, weights: int) -> int:
+        """An int32 bias of one value per unit, or one value for all (a scalar C of Gemm), that
+        cannot overflow the int32 accumulator with the ``weights`` tensor."""
         b = np.asarray(b).reshape(-1)
-        if b.dtype != np.int32 or b.size != units:
-            raise self.fail(f"bias must be {units} int32 values")
+        if b.dtype != np.int32 or b.size not in (1, units):
+            raise self.fail(f"bias must be {units} int32 values or one")
+        b = np.broadcast_to(b, (units,))
+        unit = accumulator_overflow(self.tensors[weights], b)
+        if unit is not None:
+            raise self.fail(f"the bias and weights of output channel {unit} can overflow the"
+                            " int32 accumulator")  # fmt: skip
         return self.tensor(out + "/bias", (units,), "int32", data=b.copy())

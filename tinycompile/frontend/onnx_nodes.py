@@ -1,43 +1,61 @@
-"""ONNX nodes into IR ops, for both forms onnxruntime's quantizer writes.
+"""ONNX graphs into the IR, for both forms onnxruntime's quantizer writes: the walk over the
+nodes, and the graph's inputs and outputs as the file shows them (``ir.Port``).
 
-- QOperator: QLinearConv, QGemm, QLinearMatMul, QLinearAdd, QLinearMul, QLinearSigmoid,
-  QLinearSoftmax, QLinearAveragePool, QLinearGlobalAveragePool, QLinearConcat and int8 MaxPool /
-  Flatten / Reshape / Transpose / Pad / Resize on quantized tensors.
-- QDQ: a float Conv, Gemm, MatMul, Add, Mul, Sigmoid, Softmax, AveragePool, GlobalAveragePool,
-  Concat (or a data-movement op) whose inputs are DequantizeLinear outputs and whose one consumer
-  is a QuantizeLinear becomes the same IR op as its QOperator twin: the fusion onnxruntime
-  applies (with ``session.qdqisint8allowed``; docs/onnx.md on its default x86-64 session).
+The node handlers are mixins: QOperator nodes (``onnx_qop``), QDQ groups (``onnx_qdq``: a float
+op whose inputs are DequantizeLinear outputs and whose one consumer is a QuantizeLinear becomes
+its QOperator twin's IR op, the fusion onnxruntime applies with ``session.qdqisint8allowed``;
+docs/onnx.md on its default x86-64 session), data movement (``onnx_moves``, ``onnx_slices``);
+they normalize a node into the description the ``_emit_*`` methods (``onnx_emit``) build the IR
+from; the shared state is ``onnx_core``. Layout: 4-D activations are NCHW in ONNX and NHWC in
+the IR (converted here, once); conv weights are re-laid OIHW -> OHWI, Gemm/MatMul weights to
+[units, depth]. uint8 tensors are stored as int8 minus 128 (values and zero points): exact for
+every op here, which only sees ``q - zero_point`` (QLinearAdd is told, ``uint8``).
 
-Both become one description (quantized tensor names, constant weights, attributes) handed to the
-``_emit_*`` methods (``onnx_emit``), which build the IR; data movement is ``onnx_moves``, the
-shared state ``onnx_core``. Layout: 4-D activations are NCHW in ONNX
-and NHWC in the IR (converted here, once); conv weights are re-laid OIHW -> OHWI, Gemm/MatMul
-weights to [units, depth]. uint8 tensors are stored as int8 minus 128 (values and zero points):
-exact for every op here, which only sees ``q - zero_point`` (QLinearAdd is told, ``uint8``).
-The float interface: the QuantizeLinear of a graph input gives the IR's int8 input, the
-DequantizeLinear of a graph output reads the IR's int8 output.
+Graph inputs: a float input quantized by a QuantizeLinear (perhaps after Reshape-like nodes, as
+``quant_pre_process`` writes in front of a Gemm) gives the IR's int8 input, which the host
+quantizes as the file does; an int8/uint8 input (its QuantizeLinear removed) is taken with the
+parameters its first quantized reader uses. Outputs: a DequantizeLinear's float output reads the
+IR's int8 output; an int8/uint8 output is the IR's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..errors import CompileError
-from ..ir import Graph
-from .onnx_core import attr_of
-from .onnx_emit import Emitters
-from .onnx_model import QUANTIZED_OPS, plain
+from ..ir import Graph, Port
+from .onnx_core import NCHW_TO_NHWC
+from .onnx_model import DOMAINS, QUANTIZED_OPS, plain
 from .onnx_moves import Moves
+from .onnx_qdq import QdqNodes
+from .onnx_qop import QOperatorNodes
+from .onnx_shapes import RESHAPES, reshaped
+from .onnx_slices import Slices
 
 FLOAT_OPS = {"Conv", "Gemm", "MatMul", "Add", "Mul", "GlobalAveragePool", "AveragePool", "Concat",
-             "Sigmoid", "Softmax", "Relu", "Clip"}  # fmt: skip
-MOVES = {"MaxPool", "Flatten", "Reshape", "Transpose", "Pad", "Resize"}  # int8 as they are
+             "Sigmoid", "Softmax", "Relu", "Clip", "LeakyRelu", "HardSigmoid",
+             "HardSwish"}  # fmt: skip
+MOVES = {"MaxPool", "Flatten", "Reshape", "Transpose", "Pad", "Resize", "Squeeze", "Unsqueeze",
+         "Split", "Slice", "Gather", "GlobalMaxPool"}  # fmt: skip
 DYNAMIC = {"MatMulInteger", "ConvInteger", "DynamicQuantizeLinear", "DynamicQuantizeMatMul"}
+INT8, UINT8 = 3, 2  # TensorProto element types
+_ONE = {"QLinearConv", "QGemm", "QLinearGlobalAveragePool", "QLinearAveragePool",
+        "QLinearSigmoid", "QLinearSoftmax", "QLinearLeakyRelu", "DequantizeLinear"}  # fmt: skip
+_TWO = {"QLinearMatMul", "QLinearAdd", "QLinearMul"}
 
 
-class _Builder(Emitters, Moves):
+def qparam_slots(op_type: str, n_inputs: int) -> list[tuple[int, int, int]]:
+    """The (value, scale, zero point) input slots of a quantized op with ``n_inputs`` inputs."""
+    if op_type in _ONE:
+        return [(0, 1, 2)]
+    if op_type in _TWO:
+        return [(0, 1, 2), (3, 4, 5)]
+    if op_type == "QLinearConcat":
+        return [(k, k + 1, k + 2) for k in range(2, n_inputs, 3)]
+    return []
+
+
+class _Builder(QOperatorNodes, QdqNodes, Moves, Slices):
     """The walk over the graph and the node handlers of both forms."""
 
     # ------------------------------------------------------------------ the walk
@@ -54,7 +72,7 @@ class _Builder(Emitters, Moves):
                 for a in n.attribute:
                     if a.name == "value":
                         self.inits[n.output[0]] = numpy_helper.to_array(a.t)
-        floats = {i.name: i for i in gr.input if i.name not in self.inits}
+        graph_inputs = [i for i in gr.input if i.name not in self.inits]
         if not any(n.op_type in QUANTIZED_OPS for n in gr.node):
             raise CompileError(
                 "float (unquantized) model: quantize it with onnxruntime.quantization"
@@ -64,15 +82,33 @@ class _Builder(Emitters, Moves):
         for i, n in enumerate(gr.node):
             for x in n.input:
                 self.consumers.setdefault(x, []).append(i)
-        inputs: list[int] = []
+        floats: dict[str, tuple[Any, tuple[int, ...] | None]] = {}  # name -> input, reshaped
+        tids: dict[str, int] = {}  # graph input name -> IR tensor
+        for vi in graph_inputs:
+            elem = vi.type.tensor_type.elem_type
+            if elem in (INT8, UINT8):
+                tids[vi.name] = self._raw_input(vi)
+            else:
+                floats[vi.name] = (vi, None)
         for i, n in enumerate(gr.node):
             self.node, self.index = n, i
             if i in self.done or n.op_type == "Constant":
                 continue
-            if n.domain not in ("", "ai.onnx", "com.microsoft"):
+            if n.domain not in DOMAINS:
                 raise self.fail(f"domain '{plain(n.domain)}' is not supported")
+            if n.op_type in RESHAPES and n.input[0] in floats:  # before the QuantizeLinear
+                vi, shape = floats[n.input[0]]
+                try:
+                    new = reshaped(n, shape or self._dims(vi), self.init)
+                except ValueError as e:
+                    raise self.fail(str(e)) from None
+                floats[n.output[0]] = (vi, new)
+                continue
             if n.op_type == "QuantizeLinear" and n.input[0] in floats:
-                inputs.append(self._graph_input(n, floats[n.input[0]]))
+                vi, shape = floats[n.input[0]]
+                if vi.name in tids:
+                    raise self.fail(f"input '{plain(vi.name)}' is quantized twice")
+                tids[vi.name] = self._graph_input(n, vi, shape)
                 continue
             handler = getattr(self, "_" + n.op_type, None)
             if n.op_type in DYNAMIC:
@@ -86,217 +122,103 @@ class _Builder(Emitters, Moves):
                     )
                 raise self.fail(f"operator {plain(n.op_type)} is not supported")
             handler(n)
+            self.flush()
+        self.node, self.index = None, -1
+        unused = [vi.name for vi in graph_inputs if vi.name not in tids]
+        if unused:
+            raise CompileError(
+                f"graph input '{plain(unused[0])}' is neither quantized by a QuantizeLinear"
+                " nor an int8/uint8 tensor"
+            )
+        inputs = [tids[vi.name] for vi in graph_inputs]  # the file's order
         outputs = []
         for o in gr.output:
             name = self.dq.get(o.name, o.name)
             if name not in self.acts:
-                self.node, self.index = None, -1
                 raise CompileError(f"graph output '{plain(o.name)}' is not a quantized tensor")
-            outputs.append(self.acts[name].tid)
+            tid = self.acts[name].tid
+            outputs.append(tid)
+            if name != o.name:  # a DequantizeLinear's float output
+                dq = next(n for n in gr.node if o.name in n.output)
+                u8 = self.qparams(dq.input[1], dq.input[2] if len(dq.input) > 2 else None)[2]
+                self.port(tid, "float32", u8)
+            else:
+                self.port(tid, None, o.type.tensor_type.elem_type == UINT8)
         if not inputs:
-            raise CompileError("no graph input is quantized by a QuantizeLinear")
+            raise CompileError("the graph has no inputs")
         del onnx
-        return Graph(gr.name or "model", self.tensors, self.ops, inputs, outputs)
+        g = Graph(gr.name or "model", self.tensors, self.ops, inputs, outputs)
+        g.ports = self.ports
+        return g
 
-    def _graph_input(self, n: Any, vi: Any) -> int:
-        tt = vi.type.tensor_type
+    def _dims(self, vi: Any) -> tuple[int, ...]:
+        """A graph input's fixed shape (a dynamic one is refused)."""
         dims = []
-        for d in tt.shape.dim:
+        for d in vi.type.tensor_type.shape.dim:
             if not d.HasField("dim_value") or d.dim_value <= 0:
                 raise self.fail(
                     f"input '{plain(vi.name)}' has a dynamic shape (fix every"
                     " dimension, e.g. with onnxruntime's make_dynamic_shape_fixed)"
                 )
             dims.append(int(d.dim_value))
-        if len(dims) not in (2, 4) and len(dims) > 4:
+        if len(dims) > 6:
             raise self.fail(f"rank-{len(dims)} input is not supported")
-        s, z, _ = self.qparams(n.input[1], n.input[2] if len(n.input) > 2 else None)
-        return self.new_act(n.output[0], tuple(dims), s, z)
+        return tuple(dims)
 
-    # ------------------------------------------------------------------ QOperator nodes
+    def _graph_input(self, n: Any, vi: Any, view: tuple[int, ...] | None) -> int:
+        """A float graph input and its QuantizeLinear: the IR's input is the quantized tensor
+        (the host quantizes as QuantizeLinear does: round half to even). ``view``: the shape
+        float Reshape-like nodes gave the input before the QuantizeLinear."""
+        dims = self._dims(vi)
+        self.check_qdq(n)
+        s, z, u8 = self.qparams(n.input[1], n.input[2] if len(n.input) > 2 else None)
+        tid = self.new_act(n.output[0], view or dims, s, z)
+        self.port(tid, "float32", u8, file_shape=dims)
+        return tid
 
-    def _QLinearConv(self, n: Any) -> None:
-        i = list(n.input) + [""] * (9 - len(n.input))
-        w = self._const_of(i[3], i[4], i[5], 0)
-        b = self.init(i[8], "bias") if i[8] else None
-        self._emit_conv(n, i[0], (i[1], i[2]), w, b, n.output[0], self.qparams(i[6], i[7])[:2])
+    def _raw_input(self, vi: Any) -> int:
+        """An int8/uint8 graph input (the QuantizeLinear removed, as exporters and users do):
+        its scale and zero point are those its first quantized consumer reads it with."""
+        self.node, self.index = None, -1
+        dims = self._dims(vi)
+        values, seen = [vi.name], set()
+        while values:  # through data movement to the first op that reads it quantized
+            v = values.pop(0)
+            for i in self.consumers.get(v, []):
+                n = self.model.graph.node[i]
+                if n.op_type in MOVES and n.input[0] == v and i not in seen:
+                    seen.add(i)
+                    values.append(n.output[0])
+                    continue
+                for x, s, z in qparam_slots(n.op_type, len(n.input)):
+                    if x >= len(n.input) or n.input[x] != v or s >= len(n.input):
+                        continue
+                    self.node, self.index = n, i
+                    sc, zp, u8 = self.qparams(n.input[s], n.input[z] if z < len(n.input) else None)
+                    want = UINT8 if u8 else INT8
+                    if vi.type.tensor_type.elem_type != want:
+                        raise self.fail(f"input '{plain(vi.name)}' is not of its zero point's type")
+                    tid = self.new_act(vi.name, dims, sc, zp)
+                    self.port(tid, None, u8)
+                    return tid
+        raise CompileError(f"int8 input '{plain(vi.name)}' is read by no quantized operator")
 
-    def _QGemm(self, n: Any) -> None:
-        i = list(n.input) + [""] * (9 - len(n.input))
-        if attr_of(n, "transA", 0):
-            raise self.fail("transA=1 is not supported")
-        if not i[7]:
-            raise self.fail("a QGemm with a float output is not supported")
-        w = self._const_of(i[3], i[4], i[5], 0 if attr_of(n, "transB", 0) else 1)  # scales per N
-        b = self.init(i[6], "bias") if i[6] else None
-        alpha = float(attr_of(n, "alpha", 1.0))
-        if float(attr_of(n, "beta", 1.0)) != 1.0:
-            raise self.fail("beta other than 1 is not supported")
-        self._emit_gemm(n, i[0], (i[1], i[2]), w, bool(attr_of(n, "transB", 0)), b,
-                        n.output[0], self.qparams(i[7], i[8])[:2], alpha)  # fmt: skip
-
-    def _QLinearMatMul(self, n: Any) -> None:
-        i = list(n.input)
-        w = self._const_of(i[3], i[4], i[5], 1)
-        self._emit_gemm(n, i[0], (i[1], i[2]), w, False, None, n.output[0],
-                        self.qparams(i[6], i[7])[:2])  # fmt: skip
-
-    def _QLinearAdd(self, n: Any) -> None:
-        i = list(n.input) + [""] * (8 - len(n.input))
-        b = self._maybe_const(i[3], i[4], i[5])
-        u8 = self.qparams(i[6], i[7])[2]
-        self._emit_add(n, (i[0], i[1], i[2]), (i[3], i[4], i[5]), b, n.output[0],
-                       self.qparams(i[6], i[7])[:2], u8)  # fmt: skip
-
-    def _QLinearGlobalAveragePool(self, n: Any) -> None:
-        if attr_of(n, "channels_last", 0):
-            raise self.fail("channels_last=1 is not supported")
-        i = list(n.input)
-        self._check_in(i[0], i[1], i[2])
-        self._emit_gap(i[0], n.output[0], self.qparams(i[3], i[4])[:2])
-
-    def _QLinearMul(self, n: Any) -> None:
-        i = list(n.input) + [""] * (8 - len(n.input))
-        b = self._maybe_const(i[3], i[4], i[5])
-        self._emit_binary("ONNX_MUL", n, (i[0], i[1], i[2]), (i[3], i[4], i[5]), b, n.output[0],
-                          self.qparams(i[6], i[7])[:2], False)  # fmt: skip
-
-    def _QLinearSigmoid(self, n: Any) -> None:
-        i = list(n.input) + [""] * (5 - len(n.input))
-        self._check_in(i[0], i[1], i[2])
-        self._emit_unary("ONNX_SIGMOID", i[0], n.output[0], self.qparams(i[3], i[4])[:2])
-
-    def _QLinearSoftmax(self, n: Any) -> None:
-        i = list(n.input) + [""] * (5 - len(n.input))
-        self._check_in(i[0], i[1], i[2])
-        opset = int(attr_of(n, "opset", 13))
-        self._emit_softmax(n, i[0], n.output[0], self.qparams(i[3], i[4]), opset)
-
-    def _QLinearAveragePool(self, n: Any) -> None:
-        i = list(n.input) + [""] * (5 - len(n.input))
-        self._check_in(i[0], i[1], i[2])
-        if attr_of(n, "channels_last", 0):
-            raise self.fail("channels_last=1 is not supported")
-        self._emit_avgpool(n, i[0], n.output[0], self.qparams(i[3], i[4]))
-
-    def _QLinearConcat(self, n: Any) -> None:
-        i = list(n.input)
-        if len(i) < 5 or (len(i) - 2) % 3:
-            raise self.fail(
-                "expects the output's scale and zero point, then (x, scale, zp) triples"
-            )
-        xs = []
-        for k in range(2, len(i), 3):
-            self._check_in(i[k], i[k + 1], i[k + 2])
-            xs.append(i[k])
-        self._emit_concat(n, xs, n.output[0], self.qparams(i[0], i[1])[:2])
-
-    # ------------------------------------------------------------------ QDQ float nodes
-
-    def _Conv(self, n: Any) -> None:
-        x = self._qdq_in(n.input[0])
-        w = self._qdq_const(n.input[1], "weights")
-        b = self._qdq_bias(n, 2)
-        out, s, z, _ = self._qdq_out(n)
-        self._emit_conv(n, x, None, w, b, out, (s, z))
-
-    def _Gemm(self, n: Any) -> None:
-        if attr_of(n, "transA", 0):
-            raise self.fail("transA=1 is not supported")
-        if float(attr_of(n, "beta", 1.0)) != 1.0:
-            raise self.fail("beta other than 1 is not supported")
-        x = self._qdq_in(n.input[0])
-        w = self._qdq_const(n.input[1], "weights")
-        b = self._qdq_bias(n, 2)
-        out, s, z, _ = self._qdq_out(n)
-        self._emit_gemm(n, x, None, w, bool(attr_of(n, "transB", 0)), b, out, (s, z),
-                        float(attr_of(n, "alpha", 1.0)))  # fmt: skip
-
-    def _MatMul(self, n: Any) -> None:
-        x = self._qdq_in(n.input[0])
-        w = self._qdq_const(n.input[1], "weights")
-        out, s, z, _ = self._qdq_out(n)
-        self._emit_gemm(n, x, None, w, False, None, out, (s, z))
-
-    def _Add(self, n: Any) -> None:
-        a = self._qdq_in(n.input[0])
-        if n.input[1] in self.consts:
-            c = self.consts[n.input[1]]
-            bq: tuple = (None, c)
-        else:
-            bq = (self._qdq_in(n.input[1]), None)
-        out, s, z, u8 = self._qdq_out(n)
-        self._emit_add(n, (a, None, None), (bq[0], None, None), bq[1], out, (s, z), u8)
-
-    def _GlobalAveragePool(self, n: Any) -> None:
-        x = self._qdq_in(n.input[0])
-        out, s, z, _ = self._qdq_out(n)
-        self._emit_gap(x, out, (s, z))
-
-    def _Relu(self, n: Any) -> None:
-        """DQ -> Relu -> Q the quantizer did not fold: a table (float max with 0)."""
-        self._clamp(n, 0.0, None)
-
-    def _Clip(self, n: Any) -> None:
-        """DQ -> Clip -> Q the quantizer did not fold: a table (float clamp)."""
-        lo, hi = attr_of(n, "min", None), attr_of(n, "max", None)
-        for k, name in ((1, "min"), (2, "max")):
-            if len(n.input) > k and n.input[k]:
-                v = self.inits.get(n.input[k])
-                if v is None:
-                    c = self.consts.get(n.input[k])
-                    if c is None:
-                        raise self.fail(f"Clip {name} must be a constant")
-                    v = (c.data - c.zp[0]).astype(np.float32) * c.scale[0]
-                value = float(np.asarray(v, np.float32).reshape(-1)[0])
-                lo, hi = (value, hi) if k == 1 else (lo, value)
-        self._clamp(n, lo, hi)
-
-    def _clamp(self, n: Any, lo: float | None, hi: float | None) -> None:
-        x = self._qdq_in(n.input[0])
-        out, s, z, _ = self._qdq_out(n)
-        a = self.act(x)
-        o = self.new_act(out, a.onnx_shape, s, z)
-        self.op("ONNX_REQUANT", [a.tid], [o], clip=(lo, hi))
-
-    def _Mul(self, n: Any) -> None:
-        a = self._qdq_in(n.input[0])
-        if n.input[1] in self.consts:
-            bq: tuple = (None, self.consts[n.input[1]])
-        else:
-            bq = (self._qdq_in(n.input[1]), None)
-        out, s, z, _ = self._qdq_out(n)
-        self._emit_binary("ONNX_MUL", n, (a, None, None), (bq[0], None, None), bq[1], out,
-                          (s, z), False)  # fmt: skip
-
-    def _Sigmoid(self, n: Any) -> None:
-        x = self._qdq_in(n.input[0])
-        out, s, z, _ = self._qdq_out(n)
-        self._emit_unary("ONNX_SIGMOID", x, out, (s, z))
-
-    def _Softmax(self, n: Any) -> None:
-        x = self._qdq_in(n.input[0])
-        out, s, z, u8 = self._qdq_out(n)
-        opset = next(o.version for o in self.model.opset_import if o.domain in ("", "ai.onnx"))
-        self._emit_softmax(n, x, out, (s, z, u8), opset)
-
-    def _AveragePool(self, n: Any) -> None:
-        x = self._qdq_in(n.input[0])
-        out, s, z, u8 = self._qdq_out(n)
-        self._emit_avgpool(n, x, out, (s, z, u8))
-
-    def _Concat(self, n: Any) -> None:
-        xs = [self._qdq_in(x) for x in n.input]
-        out, s, z, _ = self._qdq_out(n)
-        self._emit_concat(n, xs, out, (s, z))
-
-    def _qdq_bias(self, n: Any, k: int) -> np.ndarray | None:
-        if len(n.input) <= k or not n.input[k]:
-            return None
-        c = self._qdq_const(n.input[k], "bias")
-        if np.any(c.zp != 0):
-            raise self.fail("bias with a nonzero zero point is not supported")
-        return c.data.astype(np.int32)
+    def port(self, tid: int, dtype: str | None, u8: bool,
+             file_shape: tuple[int, ...] | None = None) -> None:  # fmt: skip
+        """Record how the file shows graph input/output ``tid``: ``dtype`` float32 where the
+        file quantizes or dequantizes at the boundary (None: the quantized values), ``u8`` its
+        quantized type is uint8; ``file_shape`` where the file's tensor is reshaped first."""
+        shape = next(a.onnx_shape for a in self.acts.values() if a.tid == tid)
+        qdtype = "uint8" if u8 else "int8"
+        self.ports[tid] = Port(
+            shape=file_shape or shape,
+            dtype=dtype or qdtype,
+            qdtype=qdtype,
+            perm=NCHW_TO_NHWC if len(shape) == 4 else None,
+            view=shape if file_shape is not None and file_shape != shape else None,
+            offset=-128 if qdtype == "uint8" else 0,
+            rounding="half_even",
+        )
 
 
 def build(model: Any) -> Graph:
