@@ -150,3 +150,17 @@ def test_float_functions_every_value(tmp_path: Path, op: str, attrs: dict) -> No
     r = api.compare(path, inputs=[np.arange(-128, 128, dtype=np.int8).reshape(4, 64)])
     assert r.ok and r.second_opinion is not None and not r.second_opinion["mismatches"], str(r)
     assert len(np.unique(r.result.outputs[0])) > 20
+
+
+def test_layers_without_a_twin_are_reported(pt_models: dict[str, Path]) -> None:
+    """Tensors the frontend adds (the rescaled inputs of a Concat, a move's result before the
+    requantization its QuantizeLinear asks for) have no twin in the file: the report lists them
+    as not compared instead of leaving them out in silence."""
+    path = pt_models["pt_moves_qdq_i8"]
+    p = api.plan(path)
+    r = api.compare(path, inputs=nchw_inputs(path, 4))
+    skipped = [la for la in r.layers if not la["compared"]]
+    assert r.ok and "ONNX_REQUANT" in {la["kind"] for la in skipped}, str(r)
+    assert all("/" in p.graph.t(la["tensor"]).name for la in skipped)  # names the frontend made
+    assert len(r.layers) == len(p.order)
+    assert f"{len(skipped)} layer(s) not compared, no twin in the model file" in str(r)

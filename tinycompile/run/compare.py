@@ -78,6 +78,13 @@ class CompareReport:
             for x in self.state
             if x["mismatches"]
         ]
+        skipped = [la for la in self.layers if not la.get("compared", True)]
+        if skipped:
+            lines.append(
+                f"  {len(skipped)} layer(s) not compared, no twin in the model file: "
+                + ", ".join(f"{la['layer']} ({la['kind']})" for la in skipped[:6])
+                + (" ..." if len(skipped) > 6 else "")
+            )
         if self.refusal is not None:
             lines.append("  " + self.refusal["line"])
         if (line := self.second_opinion_line()) is not None:
@@ -190,20 +197,15 @@ def _diffs(p: Plan, res: RunResult, ref: ReferenceResult, steps: list, layers: b
     if layers:
         for k, op in enumerate(steps):
             tid = op.outputs[0]
+            row = {"layer": k, "op_index": op.index, "kind": op.kind, "tensor": tid}
             if ref.tensors and tid not in ref.tensors[0]:
-                continue  # an ONNX model's tensor the frontend added: no twin in the file
+                # an ONNX model's tensor the frontend added (a layout transpose, a rescaled
+                # Concat input): no twin in the file, said so rather than skipped
+                lrep.append({**row, "compared": False, "mismatches": 0, "max_abs_diff": 0.0})
+                continue
             refk = np.concatenate([s[tid].reshape(1, -1) for s in ref.tensors], axis=0)
             m, d = diff(res.layers[k].reshape(refk.shape), refk)
-            lrep.append(
-                {
-                    "layer": k,
-                    "op_index": op.index,
-                    "kind": op.kind,
-                    "tensor": tid,
-                    "mismatches": m,
-                    "max_abs_diff": d,
-                }
-            )
+            lrep.append({**row, "compared": True, "mismatches": m, "max_abs_diff": d})
             mism += m
             maxd = max(maxd, d)
     srep = _compare_state(p, res, ref.tensors) if layers else []
