@@ -5,9 +5,10 @@ compiled ONNX models are compared with (tests/test_onnx_models.py, through ``com
   graph computes, on calibrated inputs: int8-activation models on every host; uint8-activation
   models where this CPU's onnxruntime sums u8 x s8 products exactly (``ort_saturates_u8s8()``
   False); where it does not (AVX2 without VNNI), the comparison's second opinion must name the
-  saturating kernel instead. (On x86-64 CPUs without AVX2 onnxruntime's QLinearAdd rounds its
-  products separately and ``binary`` / ``binary_u8`` differ: seen under ``qemu-x86_64 -cpu
-  Nehalem``; the reference keeps the AVX2 formula, docs/onnx.md "The reference".)
+  saturating kernel instead. Likewise for models with QLinearAdd where ``ort_add_departs()``:
+  on x86-64 CPUs without AVX2 onnxruntime's QLinearAdd rounds its products separately (seen
+  under ``qemu-x86_64 -cpu Nehalem``), on ARM64 it is fixed-point; the reference keeps the AVX2
+  formula, docs/onnx.md "The reference".
 - It equals onnxruntime on single-op edge cases where onnxruntime 1.32 departs from a first
   reading of its sources (QLinearMul's zero point, Resize's scale-1 axes, QLinearSoftmax).
 - It equals ``onnx.reference.ReferenceEvaluator`` where the ONNX spec defines the same arithmetic:
@@ -32,11 +33,13 @@ from tinycompile.run import onnx_ref_ops as K
 from tinycompile.run.compare import CompareReport
 from tinycompile.run.onnx_reference import NumpySession
 from tinycompile.run.reference import (
+    ort_add_departs,
     ort_saturates_u8s8,
     ort_session,
     run_onnx_reference,
     run_onnxruntime,
     uint8_activations,
+    uses_op,
 )
 
 onnx = pytest.importorskip("onnx")
@@ -90,11 +93,13 @@ def test_reference_equals_onnxruntime(models: dict[str, Path], name: str) -> Non
     xs = _inputs(name, g)
     tids = [t.id for t in g.tensors if t.data is None]
     ref = run_onnx_reference(path, xs, g, tensor_ids=tids)
-    if uint8_activations(path) and ort_saturates_u8s8():
+    saturates = uint8_activations(path) and ort_saturates_u8s8()
+    if saturates or (ort_add_departs() and uses_op(path, "QLinearAdd", "Add")):
         r = api.compare(path, inputs=xs)  # the compiled model against the reference
         so = r.second_opinion
         assert r.ok and so is not None, str(r)
-        assert so["mismatches"] == 0 or "saturating u8 x s8 kernel" in so["explanation"], str(r)
+        why = "saturating u8 x s8 kernel" if saturates else "QLinearAdd otherwise"
+        assert so["mismatches"] == 0 or why in so["explanation"], str(r)
         return
     ort = run_onnxruntime(path, xs, g, tensor_ids=tids)
     assert ref.tensors[0] and ref.tensors[0].keys() == ort.tensors[0].keys()
@@ -310,3 +315,9 @@ def test_qlinear_conv_matches_onnx_reference(group: int) -> None:
     data = _model([node], [_io("x", np.int8, [2, 6, 9, 8])], [_io("y", np.int8, None)], inits)
     x = rng.integers(-128, 128, (2, 6, 9, 8)).astype(np.int8)
     _same(*_evaluator(data, {"x": x}))
+
+
+def test_add_probe_runs() -> None:
+    """The QLinearAdd probe runs onnxruntime and the reference once and answers a bool."""
+    ort_add_departs.cache_clear()
+    assert isinstance(ort_add_departs(), bool) and ort_add_departs.cache_info().misses == 1

@@ -251,6 +251,43 @@ def ort_saturates_u8s8() -> bool:
     return bool(np.any(y != round(k * 255 * 127 / 4096)))
 
 
+@functools.cache
+def ort_add_departs() -> bool:
+    """Whether this machine's onnxruntime computes QLinearAdd otherwise than MLAS's x86-64 AVX2
+    kernel (the arithmetic documented and implemented by the reference): without AVX2 its SSE2
+    kernel rounds the products separately, on ARM64 its NEON kernel is fixed-point. Probed once
+    on every int8 pair through a QLinearAdd whose scales make 117 pairs depend on the fused
+    multiply-adds, against the reference itself."""
+    require_onnxruntime()
+    from onnx import TensorProto, helper, numpy_helper
+
+    from .onnx_reference import NumpySession
+
+    inits = [numpy_helper.from_array(np.array(v, t), n) for n, v, t in (
+        ("as", 0.0144, np.float32), ("az", 11, np.int8), ("bs", 0.0209, np.float32),
+        ("bz", -5, np.int8), ("cs", 0.0094, np.float32), ("cz", -4, np.int8))]  # fmt: skip
+    node = helper.make_node("QLinearAdd", ["a", "as", "az", "b", "bs", "bz", "cs", "cz"], ["c"],
+                            domain="com.microsoft")  # fmt: skip
+    io = [helper.make_tensor_value_info(x, TensorProto.INT8, [256, 256]) for x in "abc"]
+    graph = helper.make_graph([node], "add_probe", io[:2], io[2:], inits)
+    opsets = [helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)]
+    m = helper.make_model(graph, opset_imports=opsets)
+    m.ir_version = 8
+    v = np.arange(-128, 128, dtype=np.int8)
+    feed = {"a": np.repeat(v, 256).reshape(256, 256), "b": np.tile(v, 256).reshape(256, 256)}
+    data = m.SerializeToString()
+    ours = NumpySession(data).run(None, feed)[0]
+    return not np.array_equal(ort_session(data).run(None, feed)[0], ours)
+
+
+def uses_op(model: str | Path, *op_types: str) -> bool:
+    """Whether an ONNX model has a node of one of ``op_types`` (QDQ groups count as the
+    QOperator twin they fuse into: Add for QLinearAdd)."""
+    import onnx
+
+    return any(n.op_type in op_types for n in onnx.load(str(model)).graph.node)
+
+
 def uint8_activations(model: str | Path) -> bool:
     """Whether an ONNX model has uint8 quantized activations."""
     import onnx
