@@ -11,7 +11,8 @@ instruction counts, not cycles), MACs per instruction, the TFLM + CMSIS-NN figur
 (measured by its filer, not reproduced here: tflm_reference.py) with our ratio to it and whether
 it meets the target (<= 0.67x), the fast firmware's linked flash and SRAM, whether every run was
 bit-exact; then the five slowest layers of the fast build; then the ONNX / TFLite twins side by
-side (bench_twins.py: an ONNX model is compared with the ONNX reference). ``--json``: one JSON object.
+side (bench_twins.py: an ONNX model is compared with the ONNX reference). ``--json``: one JSON
+object.
 
 Run from the repository root: ``python benchmarks/bench_emulator.py [MODEL ...] [--cores M7,M4]
 [-n N] [--stream auto|off|min] [--speed-sram BYTES|max] [--json]``.

@@ -22,6 +22,7 @@ from tests.fuzz import fuzz_models as fz  # noqa: E402
 REGRESSIONS = ROOT / "tests" / "fuzz" / "regressions"
 # Fixed seeds and case counts keep CI deterministic; the time caps only guard a slow machine.
 MODEL_CASES, MODEL_SECONDS = 4000, 90.0
+ONNX_CASES, ONNX_SECONDS = 2000, 60.0
 BOARD_CASES, BOARD_SECONDS = 1000, 20.0
 
 
@@ -33,9 +34,9 @@ def test_corpus_is_small_and_valid() -> None:
     """The seed corpus: small, and every seed model compiles (so mutants start deep)."""
     files = [p for p in (fz.CORPUS).rglob("*") if p.is_file()]
     assert sum(p.stat().st_size for p in files) < 200 * 1024
-    models, boards = fz.corpus_models(), fz.corpus_boards()
-    assert len(models) >= 5 and len(boards) >= 3
-    results = fz.replay_cases(models + boards, build=False)
+    models, onnx_models, boards = fz.corpus_models(), fz.corpus_onnx(), fz.corpus_boards()
+    assert len(models) >= 5 and len(onnx_models) >= 5 and len(boards) >= 3
+    results = fz.replay_cases(models + onnx_models + boards, build=False)
     bad = [(p.name, r) for p, r in results if r["status"] != "ok"]
     # seeds that are refused on purpose are named so
     assert all(name.startswith("refused_") for name, _ in bad), bad
@@ -55,6 +56,21 @@ def test_fuzz_models(tmp_path: Path) -> None:
     assert not st.failures, _report(st)
 
 
+def test_fuzz_onnx(tmp_path: Path) -> None:
+    """ONNX mutants (wire-level, byte-level and through the onnx API): compiled or refused."""
+    st = fz.run_fuzz(
+        ONNX_SECONDS,
+        seed=1,
+        target="onnx",
+        max_cases=ONNX_CASES,
+        build_rate=0.002,
+        out_dir=tmp_path,
+    )
+    assert st.cases >= 300, st.summary()
+    assert st.ok > 50 and st.rejected > 300, st.summary()
+    assert not st.failures, _report(st)
+
+
 def test_fuzz_boards(tmp_path: Path) -> None:
     st = fz.run_fuzz(
         BOARD_SECONDS, seed=1, target="boards", max_cases=BOARD_CASES, out_dir=tmp_path
@@ -65,7 +81,7 @@ def test_fuzz_boards(tmp_path: Path) -> None:
 
 
 def _regressions() -> list[Path]:
-    return sorted(p for p in REGRESSIONS.rglob("*") if p.suffix in (".tflite", ".toml"))
+    return sorted(p for p in REGRESSIONS.rglob("*") if p.suffix in (".tflite", ".onnx", ".toml"))
 
 
 def test_regressions() -> None:
@@ -120,6 +136,26 @@ def test_the_harness_catches_failures(tmp_path: Path, monkeypatch: pytest.Monkey
     assert fz._check_message(CompileError("fine", source=str(case)), str(case)) is None
 
 
+def test_certainly_invalid_is_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No seed is certainly invalid; a zero point outside its type, or an initializer whose
+    dims exceed its data, is; and a model compiled although certainly invalid is a failure."""
+    from tests.fuzz.verdicts import certainly_invalid
+
+    for p in fz.corpus_models() + fz.corpus_onnx():
+        assert certainly_invalid(str(p)) is None, p
+    zp = REGRESSIONS / "onnx_zero_point_outside_uint8.onnx"
+    assert "outside uint8" in (certainly_invalid(str(zp)) or "")
+    dims = REGRESSIONS / "onnx_init_dims_beyond_data.onnx"
+    assert "dims [1099511627776]" in (certainly_invalid(str(dims)) or "")
+    tfl = REGRESSIONS / "zero_point_out_of_int8.tflite"
+    assert "zero point" in (certainly_invalid(str(tfl)) or "")
+    import tinycompile.frontend.onnx_check as oc
+
+    monkeypatch.setattr(oc, "check_model", lambda model: None)  # the reader's checks gone
+    res = fz.run_model_case(str(zp))
+    assert res["status"] == "fail" and res["kind"] == "accepted invalid model", res
+
+
 def _cli(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("TINYCOMPILE_DEBUG", None)
@@ -140,13 +176,17 @@ def _assert_clean_refusal(r: subprocess.CompletedProcess, path: Path) -> None:
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
 
 
-def test_cli_on_mutants(tmp_path: Path) -> None:
+@pytest.mark.parametrize("suffix", [".tflite", ".onnx"])
+def test_cli_on_mutants(tmp_path: Path, suffix: str) -> None:
     """The real CLI on refused mutants: exit 2, one stderr line naming the file, no output."""
-    gen = fz.ModelCases(fz.corpus_models(), seed=7)
+    if suffix == ".onnx":
+        gen: fz.ModelCases | fz.OnnxCases = fz.OnnxCases(fz.corpus_onnx(), seed=7)
+    else:
+        gen = fz.ModelCases(fz.corpus_models(), seed=7)
     seen = 0
     for i in range(400):
         data, desc, _ = gen.case(i)
-        path = tmp_path / f"mutant{i}.tflite"
+        path = tmp_path / f"mutant{i}{suffix}"
         path.write_bytes(data)
         res = fz.run_model_case(str(path))
         if res["status"] != "rejected":

@@ -14,11 +14,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cases import CORPUS, BoardCases, ModelCases, corpus_boards, corpus_models
+from .cases import (
+    CORPUS,
+    BoardCases,
+    ModelCases,
+    OnnxCases,
+    corpus_boards,
+    corpus_models,
+    corpus_onnx,
+)
 from .worker import Worker
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = ROOT / "build" / "fuzz-failures"
+# target -> (seed lister, case generator, suffix of a case file)
+_TARGETS: dict[str, tuple[Any, Any, str]] = {
+    "models": (corpus_models, ModelCases, ".tflite"),
+    "onnx": (corpus_onnx, OnnxCases, ".onnx"),
+    "boards": (corpus_boards, BoardCases, ".toml"),
+}
 
 
 @dataclass
@@ -96,14 +110,13 @@ def run_fuzz(
     build_rate: float = 0.0,
     log: Any = None,
 ) -> Stats:
-    """Fuzz ``target`` ("models" or "boards") for ``seconds``; returns the statistics."""
-    seeds = corpus_models(corpus) if target == "models" else corpus_boards(corpus)
+    """Fuzz ``target`` ("models", "onnx" or "boards") for ``seconds``; returns the
+    statistics."""
+    lister, cases, suffix = _TARGETS[target]
+    seeds = lister(corpus)
     if not seeds:
         raise RuntimeError(f"empty {target} corpus in {corpus}")
-    gen: ModelCases | BoardCases = (
-        ModelCases(seeds, seed) if target == "models" else BoardCases(seeds, seed)
-    )
-    suffix = ".tflite" if target == "models" else ".toml"
+    gen: ModelCases | OnnxCases | BoardCases = cases(seeds, seed)
     stats = Stats(target, seed)
     saved_per_sig: Counter = Counter()
     t0 = time.monotonic()
@@ -174,7 +187,7 @@ def _save(
 def replay_cases(
     paths: list[Path], *, build: bool = True, timeout: float = 10.0, mem_mb: int = 3072
 ) -> list[tuple[Path, dict[str, Any]]]:
-    """Run saved inputs (.tflite, or board .toml named after the board) through the worker;
+    """Run saved inputs (.tflite, .onnx, or board .toml named after the board) through the worker;
     returns each path with its outcome (a dict whose "status" is ok, rejected or fail)."""
     out = []
     with tempfile.TemporaryDirectory(prefix="tc_replay_") as wd:

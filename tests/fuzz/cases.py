@@ -14,6 +14,10 @@ def corpus_models(corpus: Path = CORPUS) -> list[Path]:
     return sorted((corpus / "models").glob("*.tflite"))
 
 
+def corpus_onnx(corpus: Path = CORPUS) -> list[Path]:
+    return sorted((corpus / "onnx").glob("*.onnx"))
+
+
 def corpus_boards(corpus: Path = CORPUS) -> list[Path]:
     return sorted((corpus / "boards").glob("*.toml"))
 
@@ -61,6 +65,41 @@ class ModelCases:
             other = self.data[rng.randrange(len(self.data))]
             out, d = splice(self.data[k], other, rng)
         return out, f"{name}: {d}"
+
+
+class OnnxCases:
+    """Deterministic mutants of the seed ONNX models: wire-level (protobuf fields found by
+    parsing, lengths kept consistent) and byte-level mutations, structural ones through the
+    ``onnx`` API, both in turn, and splices."""
+
+    def __init__(self, seeds: list[Path], seed: int) -> None:
+        import onnx
+
+        self.seed = seed
+        self.data = [p.read_bytes() for p in seeds]
+        self.names = [p.name for p in seeds]
+        self.models = [onnx.load_model_from_string(d) for d in self.data]
+
+    def case(self, i: int) -> tuple[bytes, str, str]:
+        from .onnx_mutators import mutate_onnx
+        from .onnx_wire import mutate_wire, splice
+
+        rng = random.Random(f"onnx:{self.seed}:{i}")
+        k = rng.randrange(len(self.data))
+        r = rng.random()
+        if r < 0.02:
+            out, d = self.data[k], "unmodified"
+        elif r < 0.35:
+            out, d = mutate_wire(self.data[k], rng)
+        elif r < 0.85:
+            out, d = mutate_onnx(self.models[k], rng)
+        elif r < 0.97:
+            mid, d1 = mutate_onnx(self.models[k], rng)
+            out, d2 = mutate_wire(mid, rng)
+            d = f"{d1} | {d2}"
+        else:
+            out, d = splice(self.data[k], self.data[rng.randrange(len(self.data))], rng)
+        return out, f"{self.names[k]}: {d}", "case"
 
 
 class BoardCases:

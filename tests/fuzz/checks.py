@@ -45,8 +45,12 @@ def check_plan(p: Any) -> str | None:
         for b in bs[i + 1 :]:
             if b.offset >= a.offset + a.nbytes:
                 break
-            if a.first <= b.last and b.first <= a.last:
-                return f"buffers {a.id} and {b.id} overlap while both live"
+            for step in range(max(a.first, b.first), min(a.last, b.last) + 1):
+                # a buffer that grows (an expanding in-place op) is smaller before it grows
+                a0, a1 = a.span_at(a.offset, step)
+                b0, b1 = b.span_at(b.offset, step)
+                if a0 < b1 and b0 < a1:
+                    return f"buffers {a.id} and {b.id} overlap while both live (step {step})"
     return None
 
 

@@ -1,6 +1,6 @@
 """Fuzz the model reader (and everything after it) and the board-file reader.
 
-    python -m tests.fuzz.fuzz_models --seconds 60 --seed 1 [--target models|boards|all]
+    python -m tests.fuzz.fuzz_models --seconds 60 --seed 1 [--target models|onnx|boards|all]
     python -m tests.fuzz.fuzz_models --seconds 1500 --seed 100 --build-rate 0.1 --reasons
     python -m tests.fuzz.fuzz_models --replay build/fuzz-failures/models-s1-c677-da5237a0b0.tflite
 
@@ -15,7 +15,8 @@ docs/fuzzing.md has the details and the results of long runs.
 
 This module is the command line and the harness's public names. The parts: cases.py (the seed
 corpus and case i of a seed), worker.py (the worker process and its protocol), runners.py (one
-model or board case through the compiler), checks.py (what counts as a failure),
+model or board case through the compiler), checks.py (what counts as a failure), verdicts.py
+(mutants certainly invalid, which must not compile),
 sanitizer_build.py (the ASan/UBSan build and run), campaign.py (a run: statistics, saved
 failures, replays).
 """
@@ -27,7 +28,15 @@ import sys
 from pathlib import Path
 
 from .campaign import DEFAULT_OUT, Failure, Stats, replay_cases, run_fuzz
-from .cases import CORPUS, BoardCases, ModelCases, corpus_boards, corpus_models
+from .cases import (
+    CORPUS,
+    BoardCases,
+    ModelCases,
+    OnnxCases,
+    corpus_boards,
+    corpus_models,
+    corpus_onnx,
+)
 from .checks import check_message as _check_message  # the harness test uses it
 from .runners import run_board_case, run_model_case
 from .sanitizer_build import build_and_run
@@ -39,12 +48,14 @@ __all__ = [
     "BoardCases",
     "Failure",
     "ModelCases",
+    "OnnxCases",
     "Stats",
     "Worker",
     "_check_message",
     "build_and_run",
     "corpus_boards",
     "corpus_models",
+    "corpus_onnx",
     "main",
     "replay",
     "replay_cases",
@@ -73,7 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=60.0, help="time budget per target")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--target", choices=["models", "boards", "all"], default="models")
+    ap.add_argument(
+        "--target",
+        choices=["models", "onnx", "boards", "all"],
+        default="models",
+        help="models: .tflite seeds; onnx: .onnx seeds; all: the three in turn",
+    )
     ap.add_argument("--max-cases", type=int, default=None)
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds per case")
     ap.add_argument("--mem-mb", type=int, default=3072, help="address-space limit of the worker")
@@ -93,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if a.replay:
         return replay(a.replay, a.mem_mb)
-    targets = ["models", "boards"] if a.target == "all" else [a.target]
+    targets = ["models", "onnx", "boards"] if a.target == "all" else [a.target]
     failed = 0
     for t in targets:
         st = run_fuzz(

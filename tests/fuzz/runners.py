@@ -16,12 +16,14 @@ from typing import Any
 
 from .checks import check_board_output, check_message, check_plan, check_sources
 from .sanitizer_build import build_and_run
+from .verdicts import certainly_invalid
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_model_case(path: str, build: bool = False, seed: int = 0) -> dict[str, Any]:
-    """Compile one model as far as it goes; classify the outcome."""
+    """Compile one model (.tflite or .onnx) as far as it goes; classify the outcome (a model
+    that compiles although it is certainly invalid, ``verdicts``, is a failure)."""
     from tinycompile import api
     from tinycompile.codegen import render_model
     from tinycompile.errors import CompileError
@@ -42,6 +44,9 @@ def run_model_case(path: str, build: bool = False, seed: int = 0) -> dict[str, A
         bad = check_sources(files)
         if bad:
             return {"status": "fail", "kind": "unsafe output", "detail": bad}
+        bad = certainly_invalid(path)
+        if bad:
+            return {"status": "fail", "kind": "accepted invalid model", "detail": bad}
         if build:
             bad = build_and_run(p, seed)
             if bad:

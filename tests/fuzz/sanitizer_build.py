@@ -50,17 +50,21 @@ def _kernel_objects(proj: Path, kernels: list[Path], workdir: Path) -> list[str]
 
 
 def _random_inputs(g: Any, n: int, seed: int) -> list[Any]:
-    """n samples per graph input, each the input's full shape (batch included)."""
+    """n samples per graph input as an IR batch (``run.samples``: the samples' tensors one after
+    the other along axis 0, so a tensor of batch 3 gives 3n rows)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
     xs = []
     for tid in g.inputs:
         t = g.t(tid)
+        shape = (n * t.shape[0], *t.shape[1:]) if len(t.shape) else (n,)
         if t.dtype == "float32":
-            xs.append(rng.uniform(-4, 4, size=(n, *t.shape)).astype(np.float32))
+            xs.append(rng.uniform(-4, 4, size=shape).astype(np.float32))
+        elif t.dtype == "int16":
+            xs.append(rng.integers(-32768, 32768, size=shape, dtype=np.int16))
         else:
-            xs.append(rng.integers(-128, 128, size=(n, *t.shape), dtype=np.int8))
+            xs.append(rng.integers(-128, 128, size=shape, dtype=np.int8))
     return xs
 
 

@@ -83,7 +83,7 @@ def worker_main(mem_mb: int) -> None:
     proto.flush()
     for line in sys.stdin:
         req = json.loads(line)
-        if req["target"] == "models":
+        if req["target"] != "boards":  # models: .tflite or .onnx
             res = run_model_case(req["path"], req.get("build", False), req.get("case", 0))
         else:
             res = run_board_case(req["path"])

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 from ..errors import CompileError
 from ..ir import Graph
 
-OPSET_MIN, OPSET_MAX = 10, 21  # default-domain opsets accepted
+OPSET_MIN = 10  # the oldest default-domain opset accepted; the newest is the installed onnx's
 MS_DOMAIN = "com.microsoft"
+DOMAINS = ("", "ai.onnx", MS_DOMAIN)  # what a node may use; other imported domains are ignored
 QUANTIZED_OPS = {
     "QuantizeLinear", "QLinearConv", "QLinearMatMul", "QGemm", "QLinearAdd", "QLinearMul",
     "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearSigmoid", "QLinearConcat",
@@ -24,9 +26,12 @@ QUANTIZED_OPS = {
 }  # fmt: skip
 
 
-def plain(text: str) -> str:
-    """A model-supplied name fit for a one-line message (printable ASCII, at most 40 chars)."""
-    return re.sub(r"[^\x20-\x7e]", "?", text)[:40]
+def plain(text: str | bytes) -> str:
+    """A model-supplied name fit for a one-line message (printable ASCII, at most 40 chars);
+    protobuf hands over a string field that is not UTF-8 as ``bytes``."""
+    if isinstance(text, bytes | bytearray):
+        text = bytes(text).decode("ascii", "replace")
+    return re.sub(r"[^\x20-\x7e]", "?", str(text))[:40]
 
 
 def is_onnx(data: bytes) -> bool:
@@ -48,7 +53,10 @@ def read_onnx(data: bytes, *, source: str = "<model>") -> Graph:
     try:
         _load_external(model, Path(source).parent if source != "<model>" else None)
         _check_opsets(model)
+        from .onnx_check import check_model
         from .onnx_nodes import build
+
+        check_model(model)  # every field the reader trusts, checked against the data
 
         g = build(model)
     except CompileError as e:
@@ -68,19 +76,36 @@ def _load_external(model: Any, base: Path | None) -> None:
         return
     for t in ext:
         loc = next((e.value for e in t.external_data if e.key == "location"), "")
-        if base is None or not loc or not (base / loc).is_file():
+        try:
+            found = isinstance(loc, str) and bool(loc) and (base / loc).is_file()  # type: ignore[operator]
+        except (TypeError, ValueError, OSError):  # no base, NUL in the name, ...
+            found = False
+        if not found:
             raise CompileError(
                 f"initializer '{plain(t.name)}' is in external data file '{plain(loc)}',"
                 " which is missing"
             )
-    load_external_data_for_model(model, str(base))
+    try:  # the onnx package checks locations, offsets and lengths (and warns: kept quiet)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            load_external_data_for_model(model, str(base))
+    except Exception as e:  # noqa: BLE001 - any refusal of the onnx package
+        raise CompileError(f"external data cannot be loaded ({type(e).__name__})") from None
+
+
+def opset_max() -> int:
+    """The newest default-domain opset accepted: the newest the installed ``onnx`` defines (its
+    schemas are what the reader's attribute defaults come from)."""
+    import onnx
+
+    return int(onnx.defs.onnx_opset_version())
 
 
 def _check_opsets(model: Any) -> None:
+    """The default domain's opset must be one the reader knows. Imports of other domains are
+    fine as long as no node uses them (``quant_pre_process`` adds ``ai.onnx.ml`` and others);
+    a node of an unsupported domain is refused where it stands (``onnx_nodes``)."""
+    hi = opset_max()
     for o in model.opset_import:
-        if o.domain in ("", "ai.onnx") and not OPSET_MIN <= o.version <= OPSET_MAX:
-            raise CompileError(
-                f"opset {o.version} is out of the supported range {OPSET_MIN}..{OPSET_MAX}"
-            )
-        if o.domain not in ("", "ai.onnx", MS_DOMAIN):
-            raise CompileError(f"operator domain '{plain(o.domain)}' is not supported")
+        if o.domain in ("", "ai.onnx") and not OPSET_MIN <= o.version <= hi:
+            raise CompileError(f"opset {o.version} is out of the supported range {OPSET_MIN}..{hi}")

@@ -4,6 +4,7 @@ nearest Resize, in QOperator form (int8 in and out) or as DQ -> op -> Q with equ
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -17,18 +18,25 @@ class Moves(Core):
 
     def _move_io(self, n: Any) -> tuple[str, str]:
         """Input and output names of an int8 data-movement node (QOperator: int8 in and out;
-        QDQ: DQ -> op -> Q with the same parameters, which onnxruntime runs on int8)."""
+        QDQ: DQ -> op -> Q with the same parameters, which onnxruntime runs on int8). A QDQ
+        group whose Q has other parameters than its DQ is the move, then Q(DQ(x)) with the new
+        parameters (``requant_after``: onnxruntime runs it in float, and every move here
+        commutes with that monotone map)."""
         src = n.input[0]
         if src in self.acts:
             return src, n.output[0]
         x = self._qdq_in(src)
         out, s, z, _ = self._qdq_out(n)
-        self.same_quant(self.acts[x], s, z)
+        q = self.tensors[self.acts[x].tid].quant
+        if s.size == 1 and (q.s != float(s[0]) or q.zp != int(z[0])):
+            return x, self.requant_after(out, s, z)
         return x, out
 
     def _MaxPool(self, n: Any) -> None:
         x, out = self._move_io(n)
         a = self.acts[x]
+        if len(a.onnx_shape) != 4:
+            raise self.fail("only 2-D pooling (rank-4 tensors) is supported")
         if len(n.output) > 1 or attr_of(n, "ceil_mode", 0) or attr_of(n, "storage_order", 0):
             raise self.fail("MaxPool with indices, ceil_mode or storage_order is not supported")
         if any(d != 1 for d in attr_of(n, "dilations", [1, 1])):
@@ -60,10 +68,15 @@ class Moves(Core):
         x, out = self._move_io(n)
         shape = self.acts[x].onnx_shape
         want = [int(v) for v in self.init(n.input[1], "shape").reshape(-1)]
+        if want.count(-1) > 1 or any(v < -1 or (v == 0 and i >= len(shape))
+                                     for i, v in enumerate(want)):  # fmt: skip
+            raise self.fail(f"shape {want[:8]} is not a valid Reshape target")
         want = [shape[i] if v == 0 else v for i, v in enumerate(want)]
         if -1 in want:
-            known = int(np.prod([v for v in want if v != -1], dtype=np.int64))
-            want[want.index(-1)] = int(np.prod(shape, dtype=np.int64)) // known
+            known = math.prod(v for v in want if v != -1)
+            if not 0 < known <= math.prod(shape):
+                raise self.fail(f"cannot reshape {list(shape)} into {want[:8]}")
+            want[want.index(-1)] = math.prod(shape) // known
         self._reshape(x, out, tuple(want))
 
     def _reshape(self, x: str, out: str, new: tuple[int, ...]) -> None:
@@ -104,15 +117,19 @@ class Moves(Core):
         mode = as_text(attr_of(n, "mode", "nearest"))
         if mode != "nearest":
             raise self.fail(f"Resize mode {plain(mode)} is not supported (nearest only)")
-        ctm = as_text(attr_of(n, "coordinate_transformation_mode", "half_pixel"))
-        near = as_text(attr_of(n, "nearest_mode", "round_prefer_floor"))
+        ins = list(n.input) + [""] * (4 - len(n.input))
+        # the op's unit names them when it refuses them: printable text only
+        ctm = plain(as_text(attr_of(n, "coordinate_transformation_mode", "half_pixel")))
+        near = plain(as_text(attr_of(n, "nearest_mode", "round_prefer_floor")))
+        if next(o.version for o in self.model.opset_import if o.domain in ("", "ai.onnx")) < 11:
+            # Resize-10: (X, scales), asymmetric coordinates and its own rounding
+            ctm, near, ins = "asymmetric", "simple", [ins[0], "", ins[1], ""]
         if attr_of(n, "antialias", 0) or attr_of(n, "axes", None) is not None:
             raise self.fail("Resize with antialias or axes is not supported")
         if as_text(attr_of(n, "keep_aspect_ratio_policy", "stretch")) != "stretch":
             raise self.fail("keep_aspect_ratio_policy is not supported")
         if len(a.onnx_shape) != 4:
             raise self.fail("only 4-D (NCHW) Resize is supported")
-        ins = list(n.input) + [""] * (4 - len(n.input))
         if ins[3]:
             sizes = [int(v) for v in self.init(ins[3], "sizes").reshape(-1)]
             if len(sizes) != 4:
@@ -123,8 +140,8 @@ class Moves(Core):
             ]
         elif ins[2]:
             scales = [float(v) for v in self.init(ins[2], "scales").reshape(-1)]
-            if len(scales) != 4:
-                raise self.fail("scales must have 4 values")
+            if len(scales) != 4 or not all(math.isfinite(v) and v > 0 for v in scales):
+                raise self.fail("scales must be 4 positive finite values")
             sizes = [
                 int(np.floor(d * np.float32(s))) for d, s in zip(a.onnx_shape, scales, strict=True)
             ]
