@@ -164,3 +164,19 @@ def test_layers_without_a_twin_are_reported(pt_models: dict[str, Path]) -> None:
     assert all("/" in p.graph.t(la["tensor"]).name for la in skipped)  # names the frontend made
     assert len(r.layers) == len(p.order)
     assert f"{len(skipped)} layer(s) not compared, no twin in the model file" in str(r)
+
+
+def test_qgemm_scalar_bias(pt_models: dict[str, Path], tmp_path: Path) -> None:
+    """A QGemm whose bias is one value for every column (the spec allows C to broadcast)."""
+    m = onnx.load(pt_models["pt_mlp_qop_u8w"])
+    gemm = next(n for n in m.graph.node if n.op_type == "QGemm")
+    init = next(t for t in m.graph.initializer if t.name == gemm.input[6])
+    first = onnx.numpy_helper.to_array(init).reshape(-1)[:1].reshape(())
+    init.CopyFrom(onnx.numpy_helper.from_array(first.astype(np.int32), init.name))
+    path = tmp_path / "scalar_bias.onnx"
+    onnx.save(m, path)
+    g = api.plan(path).graph
+    bias = next(t for t in g.tensors if t.name.endswith("/bias"))
+    assert bias.shape[0] > 1 and len(set(bias.data.tolist())) == 1
+    r = api.compare(path, inputs=nchw_inputs(path, 6))
+    assert r.ok and not r.second_opinion["mismatches"], str(r)

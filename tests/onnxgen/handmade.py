@@ -13,6 +13,21 @@ from onnx import TensorProto, helper, numpy_helper
 MS = "com.microsoft"
 
 
+def _model(name: str, nodes: list, inits: list, inputs: dict[str, list[int]],
+           outputs: list[str], *, ms: bool = False) -> onnx.ModelProto:  # fmt: skip
+    """A model of ``nodes`` with float inputs (name -> shape) and outputs, at opset 17 (and
+    ``com.microsoft`` 1 with ``ms``), IR version 8."""
+    ins = [
+        helper.make_tensor_value_info(x, TensorProto.FLOAT, shape) for x, shape in inputs.items()
+    ]
+    outs = [helper.make_tensor_value_info(y, TensorProto.FLOAT, None) for y in outputs]
+    g = helper.make_graph(nodes, name, ins, outs, inits)
+    opsets = [helper.make_opsetid("", 17)] + ([helper.make_opsetid(MS, 1)] if ms else [])
+    m = helper.make_model(g, opset_imports=opsets)
+    m.ir_version = 8
+    return m
+
+
 def _c(name: str, arr: np.ndarray) -> onnx.TensorProto:
     return numpy_helper.from_array(arr, name)
 
@@ -49,18 +64,7 @@ def ties(dtype: type = np.int8) -> onnx.ModelProto:
                          ["a"], domain=MS),
         helper.make_node("DequantizeLinear", ["a", "os", "oz"], ["y"]),
     ]  # fmt: skip
-    g = helper.make_graph(
-        nodes,
-        "ties",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 3])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        inits,
-    )
-    m = helper.make_model(
-        g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)]
-    )
-    m.ir_version = 8
-    return m
+    return _model("ties", nodes, inits, {"x": [1, 2, 5, 3]}, ["y"], ms=True)
 
 
 def binary(dtype: type = np.int8) -> onnx.ModelProto:
@@ -96,18 +100,7 @@ def binary(dtype: type = np.int8) -> onnx.ModelProto:
         helper.make_node("DequantizeLinear", ["s", "ss", "sz"], ["ys"]),
     ]  # fmt: skip
     shape = [1, 64, 64]
-    g = helper.make_graph(
-        nodes,
-        "binary",
-        [helper.make_tensor_value_info(x, TensorProto.FLOAT, shape) for x in ("x1", "x2")],
-        [helper.make_tensor_value_info(y, TensorProto.FLOAT, None) for y in ("yc", "ym", "ys")],
-        inits,
-    )
-    m = helper.make_model(
-        g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)]
-    )
-    m.ir_version = 8
-    return m
+    return _model("binary", nodes, inits, {"x1": shape, "x2": shape}, ["yc", "ym", "ys"], ms=True)
 
 
 def wide() -> onnx.ModelProto:
@@ -128,16 +121,7 @@ def wide() -> onnx.ModelProto:
         helper.make_node("QLinearMatMul", ["xq", "xs", "xz", "b", "bs", "bz", "ys", "yz"], ["yq"]),
         helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"]),
     ]
-    g = helper.make_graph(
-        nodes,
-        "wide",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2048])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        inits,
-    )
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    return m
+    return _model("wide", nodes, inits, {"x": [1, 2048]}, ["y"])
 
 
 def wzp(dtype: type = np.int8) -> onnx.ModelProto:
@@ -171,16 +155,7 @@ def wzp(dtype: type = np.int8) -> onnx.ModelProto:
         helper.make_node("QLinearMatMul", ["f", "cs", "cz", "b", "bs", "bz", "ys", "yz"], ["mm"]),
         helper.make_node("DequantizeLinear", ["mm", "ys", "yz"], ["y"]),
     ]  # fmt: skip
-    g = helper.make_graph(
-        nodes,
-        "wzp",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 5])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        inits,
-    )
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    return m
+    return _model("wzp", nodes, inits, {"x": [1, 2, 4, 5]}, ["y"])
 
 
 def sweep() -> onnx.ModelProto:
@@ -213,16 +188,7 @@ def sweep() -> onnx.ModelProto:
                          ["z"]),
         helper.make_node("DequantizeLinear", ["z", "zs", "zz"], ["y"]),
     ]  # fmt: skip
-    g = helper.make_graph(
-        nodes,
-        "sweep",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16, 48])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        inits,
-    )
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    return m
+    return _model("sweep", nodes, inits, {"x": [16, 48]}, ["y"])
 
 
 def pads() -> onnx.ModelProto:
@@ -249,16 +215,7 @@ def pads() -> onnx.ModelProto:
                          ["e"], kernel_shape=[3, 3], pads=[3, 2, 0, 2], strides=[1, 2], group=8),
         helper.make_node("DequantizeLinear", ["e", "zs", "zz"], ["y"]),
     ]  # fmt: skip
-    g = helper.make_graph(
-        nodes,
-        "pads",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 7])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        inits,
-    )
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    return m
+    return _model("pads", nodes, inits, {"x": [1, 4, 6, 7]}, ["y"])
 
 
 def qdq_act() -> onnx.ModelProto:
@@ -289,16 +246,7 @@ def qdq_act() -> onnx.ModelProto:
         helper.make_node("QuantizeLinear", ["d2", "s3", "z3"], ["q3"]),
         helper.make_node("DequantizeLinear", ["q3", "s3", "z3"], ["y"]),
     ]
-    g = helper.make_graph(
-        nodes,
-        "qdq_act",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        inits,
-    )
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    return m
+    return _model("qdq_act", nodes, inits, {"x": [1, 64]}, ["y"])
 
 
 def build_handmade(out: Path) -> dict[str, Path]:
