@@ -64,22 +64,39 @@ def _cases(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return acc, scale, zp
 
 
-def test_requant_matches_numpy(tmp_path: Path) -> None:
-    n = 2_000_000
-    acc, scale, zp = _cases(n)
-    src = tmp_path / "harness.c"
-    src.write_text(HARNESS)
-    exe = tmp_path / "harness"
+def _run_harness(
+    tmp_path: Path,
+    name: str,
+    source: str,
+    acc: np.ndarray,
+    scale: np.ndarray,
+    zp: np.ndarray,
+    *flags: str,
+) -> tuple[subprocess.CompletedProcess, bytes]:
+    """Compile a C harness ``source`` with tc_onnx.c for the host, run it on the (acc, scale,
+    zero point) records, and return the run and the bytes it wrote."""
+    src = tmp_path / f"{name}.c"
+    src.write_text(source)
+    exe = tmp_path / name
     subprocess.run(
-        [host_cc(), *HOST_CFLAGS, f"-I{FW / 'include'}", str(src),
+        [host_cc(), *HOST_CFLAGS, *flags, f"-I{FW / 'include'}", str(src),
          str(FW / "kernels" / "tc_onnx.c"), "-o", str(exe)],
         check=True,
     )  # fmt: skip
-    rec = np.zeros(n, dtype=[("a", "<i4"), ("s", "<f4"), ("z", "<i4")])
+    rec = np.zeros(acc.size, dtype=[("a", "<i4"), ("s", "<f4"), ("z", "<i4")])
     rec["a"], rec["s"], rec["z"] = acc, scale, zp
     (tmp_path / "in.bin").write_bytes(rec.tobytes())
-    subprocess.run([str(exe), str(tmp_path / "in.bin"), str(tmp_path / "out.bin")], check=True)
-    got = np.frombuffer((tmp_path / "out.bin").read_bytes(), np.int8)
+    r = subprocess.run([str(exe), str(tmp_path / "in.bin"), str(tmp_path / "out.bin")],
+                       capture_output=True, text=True)  # fmt: skip
+    return r, (tmp_path / "out.bin").read_bytes()
+
+
+def test_requant_matches_numpy(tmp_path: Path) -> None:
+    n = 2_000_000
+    acc, scale, zp = _cases(n)
+    r, out = _run_harness(tmp_path, "harness", HARNESS, acc, scale, zp)
+    assert r.returncode == 0, r.stderr
+    got = np.frombuffer(out, np.int8)
     want = np.empty(n, np.int8)
     for z in np.unique(zp):  # requant_np takes one zero point
         m = zp == z
@@ -156,21 +173,9 @@ def test_integer_forms_match_the_float_arithmetic(tmp_path: Path) -> None:
     cases = [_cases(2_000_000), _tie_cases(1_000_000)]
     acc, scale, zp = (np.concatenate(parts) for parts in zip(*cases, strict=True))
     n = acc.size
-    src = tmp_path / "forms.c"
-    src.write_text(FORMS)
-    exe = tmp_path / "forms"
-    subprocess.run(
-        [host_cc(), *HOST_CFLAGS, "-Werror", f"-I{FW / 'include'}", str(src),
-         str(FW / "kernels" / "tc_onnx.c"), "-o", str(exe)],
-        check=True,
-    )  # fmt: skip
-    rec = np.zeros(n, dtype=[("a", "<i4"), ("s", "<f4"), ("z", "<i4")])
-    rec["a"], rec["s"], rec["z"] = acc, scale, zp
-    (tmp_path / "in.bin").write_bytes(rec.tobytes())
-    r = subprocess.run([str(exe), str(tmp_path / "in.bin"), str(tmp_path / "out.bin")],
-                       capture_output=True, text=True)  # fmt: skip
+    r, out = _run_harness(tmp_path, "forms", FORMS, acc, scale, zp, "-Werror")
     assert r.returncode == 0 and r.stdout.strip() == "mulacc 0", r.stdout
-    got = np.frombuffer((tmp_path / "out.bin").read_bytes(), np.int8).reshape(n, 3)
+    got = np.frombuffer(out, np.int8).reshape(n, 3)
     for form, name in ((1, "tc_onnx_requant_exact"), (2, "tc_requant_conv")):
         bad = np.flatnonzero(got[:, form] != got[:, 0])
         assert bad.size == 0, (

@@ -117,9 +117,14 @@ class Core:
         self.acts[name] = Act(tid, tuple(onnx_shape))
         return tid
 
-    def requant_after(self, out: str, s: np.ndarray, z: np.ndarray) -> str:
-        """The name a node writes instead of ``out``; once it is written (``flush``), an
-        ONNX_REQUANT (``Q(DQ(x))``: a table) gives ``out`` the parameters ``s``, ``z``."""
+    def requant_after(self, x: str, out: str, s: np.ndarray, z: np.ndarray) -> str:
+        """The name a data-movement node reading activation ``x`` writes for its QDQ output
+        ``out`` of parameters ``s``, ``z``: ``out`` itself where they are ``x``'s; else another
+        name, and once it is written (``flush``) an ONNX_REQUANT (``Q(DQ(x))``: a table) gives
+        ``out`` the new parameters."""
+        q = self.tensors[self.acts[x].tid].quant
+        if s.size != 1 or (q.s == float(s[0]) and q.zp == int(z[0])):
+            return out
         tmp = out + "/moved"
         self.pending.append((tmp, out, s, z))
         return tmp

@@ -27,10 +27,7 @@ class Moves(Core):
             return src, n.output[0]
         x = self._qdq_in(src)
         out, s, z, _ = self._qdq_out(n)
-        q = self.tensors[self.acts[x].tid].quant
-        if s.size == 1 and (q.s != float(s[0]) or q.zp != int(z[0])):
-            return x, self.requant_after(out, s, z)
-        return x, out
+        return x, self.requant_after(x, out, s, z)
 
     def _MaxPool(self, n: Any) -> None:
         x, out = self._move_io(n)

@@ -41,13 +41,10 @@ class Slices(Core):
         if src in self.acts:
             return src, list(n.output)
         x = self._qdq_in(src)
-        q = self.tensors[self.acts[x].tid].quant
         outs = []
         for k in range(len(n.output)):
-            one = _OneOutput(n, k)
-            out, s, z, _ = self._qdq_out(one)
-            differs = s.size == 1 and (q.s != float(s[0]) or q.zp != int(z[0]))
-            outs.append(self.requant_after(out, s, z) if differs else out)
+            out, s, z, _ = self._qdq_out(_OneOutput(n, k))
+            outs.append(self.requant_after(x, out, s, z))
         return x, outs
 
     def _Split(self, n: Any) -> None:
