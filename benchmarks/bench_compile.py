@@ -47,12 +47,12 @@ def _imports():
     return api, tflm_arena
 
 
-def naive_arena(model: Path) -> int:
-    """The arena with none of the planner's tricks (``planner.plan.naive_arena``)."""
-    from tinycompile.frontend import load_model
-    from tinycompile.planner.plan import naive_arena as naive
+def naive_arena(p) -> int:
+    """The arena of plan ``p``'s model with none of the planner's tricks
+    (``planner.naive_arena``, from the plan's prepared ops)."""
+    from tinycompile.planner import naive_arena as naive
 
-    return naive(load_model(model))
+    return naive(p.model_graph, p.model_prepared)
 
 
 @dataclass
@@ -100,7 +100,7 @@ def bench(model: Path, *, repeats: int = 3, bisect: bool = True) -> Row:
         codegen_s=statistics.median(gen_t),
         arena=int(p.arena_bytes),
         lower_bound=int(p.peak_bytes),
-        naive=naive_arena(model),
+        naive=naive_arena(p),
         flash=int(p.flash_bytes),
         tflm_act=a.head,
         tflm_total=a.total,

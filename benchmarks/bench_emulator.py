@@ -35,7 +35,7 @@ from benchmarks.tflm_reference import METHOD, REFERENCE, SOURCE, TARGET  # noqa:
 from tinycompile import api  # noqa: E402
 from tinycompile.cli.args import speed_bytes  # noqa: E402
 from tinycompile.errors import CompileError, DoesNotFit, RunError  # noqa: E402
-from tinycompile.planner import Plan  # noqa: E402
+from tinycompile.pipeline import Plan  # noqa: E402
 
 MODELS = [
     ROOT / "tests" / "models" / f"{m}.tflite"

@@ -21,9 +21,10 @@ from tinycompile import api
 from tinycompile.errors import CompileError
 from tinycompile.frontend import load_model
 from tinycompile.ir import Graph, Op
-from tinycompile.ops import Choice, lower, prepare_graph
-from tinycompile.planner import Plan
-from tinycompile.planner import plan as make_plan
+from tinycompile.ops import Choice
+from tinycompile.pipeline import Plan, prepare_graph
+from tinycompile.pipeline import compile_graph as make_plan
+from tinycompile.pipeline import lower_graph as lower
 from tinycompile.run.reference import run_tflm
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +60,7 @@ IN_PLACE_ONLY = Choice(in_place=True, use_scratch=False)  # the temp, no column 
 
 def inplace_scratch(op: Op, g: Graph) -> int:
     """The temporary the op's in-place variant needs."""
-    (d,) = [p.data for p in prepare_graph(g) if p.op is op]
+    (d,) = [p.data for p in prepare_graph(g) if p.op.index == op.index]
     assert d.in_place_scratch is not None
     return d.in_place_scratch
 
@@ -82,7 +83,7 @@ def _input_dies(p: Plan, op: Op) -> bool:
     asked of the planner)."""
     g = p.graph
     steps = [p.lowering.ops[i].op for i in p.order]
-    s = next(k for k, o in enumerate(steps) if o is op)
+    s = next(k for k, o in enumerate(steps) if o.index == op.index)
     src = op.inputs[0]
     return src not in g.outputs and all(src not in o.inputs for o in steps[s + 1 :])
 

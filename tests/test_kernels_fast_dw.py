@@ -18,8 +18,9 @@ import tflite
 from tests.modelgen.tflite_writer import Node, T, write
 from tinycompile import api
 from tinycompile.frontend import load_model
-from tinycompile.ops import Choice, prepare_graph
-from tinycompile.planner import plan as make_plan
+from tinycompile.ops import Choice
+from tinycompile.pipeline import compile_graph as make_plan
+from tinycompile.pipeline import prepare_graph
 
 ACT = {"none": 0, "relu": 1, "relu6": 3}
 PAD = {"SAME": 0, "VALID": 1}

@@ -1,7 +1,8 @@
 """The package-level import graph of tinycompile/ flows one way, along the pipeline:
 
-    errors, paths, procs, serialport -> ir, quant -> frontend -> ops -> planner -> boards
-        -> fit, report -> codegen -> outdir -> build -> run, flash -> validate -> api -> cli
+    errors, paths, procs, serialport -> ir, quant -> frontend -> ops -> passes -> planner
+        -> pipeline -> boards -> fit, report -> codegen -> outdir -> build -> run, flash
+        -> validate -> api -> cli
 
 (read "a -> b" as "b may import a"). Every import counts, including those inside functions;
 a module may import its own stage and earlier ones only. A new top-level module or package
@@ -11,6 +12,7 @@ must be given its place here, which is the point: where a change goes is decided
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -21,7 +23,9 @@ STAGES: list[set[str]] = [
     {"ir", "quant"},
     {"frontend"},
     {"ops"},
+    {"passes"},
     {"planner"},
+    {"pipeline"},
     {"boards"},
     {"fit", "report", "timeline"},
     {"codegen"},
@@ -67,6 +71,7 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
+@functools.cache
 def _edges() -> dict[str, set[str]]:
     edges: dict[str, set[str]] = {}
     for path in sorted(PKG.rglob("*.py")):
@@ -108,3 +113,65 @@ def test_the_scan_sees_imports() -> None:
     edges = _edges()
     assert "ops" in edges["planner"] and "ir" in edges["planner"]
     assert "api" in edges["cli"] and "ir" in edges["frontend"]
+
+
+# The planner decides; it neither prepares nor lowers (issue 20). From the ops package it may
+# read the contract's types and the row geometry, nothing that runs a unit's prepare or lower.
+PLANNER_MAY_IMPORT = {
+    "DEFAULT_CHOICE", "Choice", "Prepared", "PreparedOp", "fail", "unit_of",
+    "Move", "RowLayer", "Segment", "check", "schedule",
+}  # fmt: skip
+FORBIDDEN_CALLS = {"prepare", "lower", "lower_row", "prepare_ops", "prepare_graph", "lower_graph"}
+
+
+def _planner_files() -> list[Path]:
+    return sorted((PKG / "planner").rglob("*.py"))
+
+
+def test_planner_reads_only_the_ops_contract() -> None:
+    for path in _planner_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and "ops" in node.module:
+                assert node.module in ("ops", "ops.rows") and node.level == 2, (path, node.module)
+                bad = {a.name for a in node.names} - PLANNER_MAY_IMPORT
+                assert not bad, f"{path.name} imports {sorted(bad)} from tinycompile.{node.module}"
+            assert not isinstance(node, ast.Import), f"{path.name}: use relative imports"
+
+
+def test_planner_calls_neither_prepare_nor_lower() -> None:
+    for path in _planner_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+                assert name not in FORBIDDEN_CALLS, f"{path.name}:{node.lineno} calls {name}"
+
+
+def test_the_planner_scan_sees_calls() -> None:
+    """The call scan is not blind: the pipeline module calls both."""
+    calls = {
+        (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None))
+        for n in ast.walk(ast.parse((PKG / "pipeline.py").read_text()))
+        if isinstance(n, ast.Call)
+    }
+    assert {"prepare", "lower", "prepare_ops"} <= calls
+
+
+KERNEL_LINES = 600  # firmware/ C and headers
+MODULE_LINES = 400  # Python: the compiler, its tests and benchmarks
+
+
+def test_files_stay_under_the_size_limits() -> None:
+    root = PKG.parent
+    over = [
+        f"{p.relative_to(root)}: {n} lines"
+        for pattern, limit in (
+            ("firmware/**/*.[ch]", KERNEL_LINES),
+            ("tinycompile/**/*.py", MODULE_LINES),
+            ("tests/**/*.py", MODULE_LINES),
+            ("benchmarks/*.py", MODULE_LINES),
+        )
+        for p in sorted(root.glob(pattern))
+        if (n := len(p.read_text().splitlines())) > limit
+    ]
+    assert not over, "split these by what they hold: " + "; ".join(over)

@@ -31,7 +31,7 @@ import pytest
 from conftest import MODELS, ROOT
 
 from tinycompile import api
-from tinycompile.ops import prepare_graph
+from tinycompile.pipeline import prepare_graph
 from tinycompile.planner.streams import streamed_ops
 
 TWINS = MODELS / "onnx"

@@ -16,7 +16,8 @@ from tinycompile import api
 from tinycompile.errors import CompileError
 from tinycompile.frontend.tflite import read_tflite
 from tinycompile.ir import Graph, Op, Quant, Tensor, problems
-from tinycompile.ops import decode, lower
+from tinycompile.ops import decode
+from tinycompile.pipeline import lower_graph as lower
 
 ROOT = Path(__file__).resolve().parent.parent
 OPS_DIR = ROOT / "tests" / "models" / "ops"

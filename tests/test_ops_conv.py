@@ -18,7 +18,8 @@ from tinycompile import api
 from tinycompile.errors import CompileError
 from tinycompile.frontend.tflite import read_tflite
 from tinycompile.ir import Graph
-from tinycompile.ops import decode, lower
+from tinycompile.ops import decode
+from tinycompile.pipeline import lower_graph as lower
 from tinycompile.run.reference import run_tflm
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,7 +22,7 @@ from tinycompile import api
 from tinycompile.errors import CompileError
 from tinycompile.frontend import load_model
 from tinycompile.ir import Graph
-from tinycompile.ops import lowering
+from tinycompile.pipeline import prepare_graph
 from tinycompile.quant.qmath import multiply_by_quantized_multiplier_np, quantize_multiplier
 from tinycompile.run.reference import run_tflm
 
@@ -78,7 +78,7 @@ def test_fc16_rounds_once_in_64_bits() -> None:
     xs = _rand16(g, 200, seed=3)
     ref = run_tflm(path, xs).outputs[0].reshape(200, -1)
     acc = xs[0].reshape(200, -1).astype(np.int64) @ w.data.astype(np.int64).T + b.data
-    prepared = {p.op.index: p.data for p in lowering.prepare_graph(g)}[0]
+    prepared = {p.op.index: p.data for p in prepare_graph(g)}[0]
     m, s = [], []
     for c in range(w.shape[0]):
         ws = float(w.quant.scale[c if w.quant.per_channel else 0])
@@ -100,7 +100,7 @@ def _graph_with(path: Path, edit) -> Graph:
 
 def _refusal(g: Graph) -> str:
     with pytest.raises(CompileError) as e:
-        lowering.prepare_graph(g)
+        prepare_graph(g)
     return str(e.value)
 
 

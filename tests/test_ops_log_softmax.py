@@ -19,8 +19,9 @@ from tinycompile import api
 from tinycompile.errors import CompileError
 from tinycompile.frontend.tflite import read_tflite
 from tinycompile.ir import Graph, Op, Quant, Tensor
-from tinycompile.ops import decode, lower
+from tinycompile.ops import decode
 from tinycompile.ops.log_softmax import log_softmax_params, log_softmax_tables
+from tinycompile.pipeline import lower_graph as lower
 from tinycompile.quant import fixedpoint as fp
 from tinycompile.run.reference import run_tflm
 

@@ -20,6 +20,7 @@ from tinycompile.ops import OPS, Operator, load_all
 
 OPS_DIR = ROOT / "tinycompile" / "ops"
 SHARED = {"__init__", "base", "common", "conv_common", "broadcast", "tables", "lowering"}
+SHARED |= {"prepare"}  # the driver preparing every op once (``pipeline``)
 SHARED |= {"datamove"}  # the data-movement operators' copy loops (tc_copy_s8)
 SHARED |= {"s16"}  # what the 16x8 (int16 activation) operators share
 SHARED |= {"rows"}  # row streaming's schedule (the STREAM unit and the units' row methods)

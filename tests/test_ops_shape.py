@@ -15,8 +15,9 @@ import pytest
 from tinycompile.errors import CompileError
 from tinycompile.frontend.tflite import read_tflite
 from tinycompile.ir import Graph, Op, Quant, Tensor
-from tinycompile.ops import OPS, decode, lower
+from tinycompile.ops import OPS, decode
 from tinycompile.ops.pad import pad_loops
+from tinycompile.pipeline import lower_graph as lower
 
 ROOT = Path(__file__).resolve().parent.parent
 OPS_DIR = ROOT / "tests" / "models" / "ops"

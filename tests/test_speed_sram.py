@@ -16,8 +16,9 @@ import pytest
 
 from tinycompile import api
 from tinycompile.frontend import load_model
-from tinycompile.ops import DEFAULT_CHOICE, prepare_graph
-from tinycompile.planner import plan as make_plan
+from tinycompile.ops import DEFAULT_CHOICE
+from tinycompile.pipeline import compile_graph as make_plan
+from tinycompile.pipeline import prepare_graph
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "tests" / "models"

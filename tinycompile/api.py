@@ -15,10 +15,9 @@ from .errors import CompileError
 from .fit import plan_for
 from .frontend import load_model
 from .ir import Graph
-from .ops import check_graph
 from .outdir import generate as _generate
 from .outdir import replace_dir
-from .planner import Plan
+from .pipeline import Plan, check_graph
 from .run import (
     NP_DTYPES,
     BoardBuild,
@@ -74,29 +73,16 @@ def plan(
     stream: str | int = "auto",
     speed: int | None = 0,
 ) -> Plan:
-    """Read, check, lower and plan a model (the planner makes every memory decision) for
-    ``board`` (its SRAM decides whether the first layers run by rows, ``stream="auto"``; see
-    planner.streams for "off", "min" and a number of layers). ``speed``: arena bytes layers may
-    be given beyond the lean arena for their optional (speed-up) scratch; None, any.
+    """Read, check, prepare, plan and lower a model (``pipeline.compile_graph``; the planner
+    makes every memory decision) for ``board`` (its SRAM decides whether the first layers run
+    by rows, ``stream="auto"``; see planner.streams for "off", "min" and a number of layers).
+    ``speed``: arena bytes layers may be given beyond the lean arena for their optional
+    (speed-up) scratch; None, any.
 
     A model with problems raises the first of ``check``'s list (unsupported operators before
     what they would have produced), saying how many more there are."""
     g = model if isinstance(model, Graph) else load_model(model)
-    try:
-        return plan_for(g, board, reorder=reorder, stream=stream, speed=speed)
-    except CompileError as e:
-        found = check_graph(g)
-        if not found:
-            raise e.at(source=g.source or None) from None
-        first = found[0]
-        more = len(found) - 1
-        reason = first.reason
-        if more:
-            s = "s" if more > 1 else ""
-            reason += f" (and {more} more problem{s}: `tinycompile check` lists them all)"
-        raise type(first)(
-            reason, source=g.source or None, op_index=first.op_index, op_kind=first.op_kind
-        ) from None
+    return plan_for(g, board, reorder=reorder, stream=stream, speed=speed)
 
 
 def check(model: str | Path | Graph) -> list[CompileError]:

@@ -11,14 +11,15 @@ How far the estimate is from the linked size: ``ESTIMATE_NOTE`` and docs/fit_est
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 from .boards import Board, get_board
 from .errors import DoesNotFit
 from .ir import Graph
-from .planner import Plan
-from .planner import plan as make_plan
+from .pipeline import Plan, compile_graph
+from .planner import naive_arena
+from .planner import plan as place
+from .planner.streams import streamed_ops
 
 RUNTIME_SRAM_ALLOWANCE = 512  # .data/.bss of the runtime and board I/O
 MIN_STACK = 512  # no firmware runs on less: what a certain refusal may count on
@@ -158,7 +159,7 @@ def plan_for(
     (``planner.streams``) only when the plain plan does not fit the board's SRAM; ``speed``
     arena bytes (None: any) may buy layers their optional scratch, as far as the board's SRAM
     allows (``planner.plan``)."""
-    return make_plan(g, reorder=reorder, stream=stream, budget=sram_budget(board), speed=speed)
+    return compile_graph(g, reorder=reorder, stream=stream, budget=sram_budget(board), speed=speed)
 
 
 def sram_advice(p: Plan, v: Verdict) -> list[str]:
@@ -167,17 +168,15 @@ def sram_advice(p: Plan, v: Verdict) -> list[str]:
     - a minimal stack): nothing shared, in place, the best schedule (none of these adds MACs
     or time), then the first layers streamed by rows (time only: per-row calls and window
     moves), ending with the live-bytes lower bound of the smallest plan's schedule, which no
-    placement of its tensors can beat."""
-    from .planner.plan import naive_arena
-    from .planner.streams import streamed_ops
-
-    g = p.unstreamed or p.graph
+    placement of its tensors can beat. Plans anew from the plan's prepared ops (nothing is
+    prepared or lowered again)."""
+    g, prepared = p.model_graph, p.model_prepared
     room = v.sram_total - v.state - RUNTIME_SRAM_ALLOWANCE - min(v.stack, MIN_STACK)
-    in_place_arena = make_plan(copy.deepcopy(g), reorder=False).arena_bytes
-    smallest = make_plan(copy.deepcopy(g), stream="min")
+    in_place_arena = place(g, prepared, reorder=False).arena_bytes
+    smallest = place(g, prepared, stream="min")
     ops = streamed_ops(smallest.graph)
     rows = [
-        ("model order, every tensor its own buffer", naive_arena(g)),
+        ("model order, every tensor its own buffer", naive_arena(g, prepared)),
         ("+ shared and in-place layers, model order", in_place_arena),
         ("+ the best schedule", p.unstreamed_arena or p.arena_bytes),
     ]

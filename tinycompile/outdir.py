@@ -15,7 +15,7 @@ from pathlib import Path
 from . import procs
 from .codegen import write_project
 from .errors import CompileError
-from .planner import Plan
+from .pipeline import Plan
 
 
 @dataclass(frozen=True)

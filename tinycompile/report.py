@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .ir import Graph
-from .planner import Plan
+from .pipeline import Plan
 from .planner.streams import describe as describe_streams
 from .planner.streams import streamed_ops
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import jinja2
 
 from .paths import TEMPLATES_DIR
-from .planner import Plan
+from .pipeline import Plan
 from .planner.streams import streamed_ops
 from .report import fmt_bytes, plan_dict
 

@@ -21,7 +21,7 @@ from ..ir import Graph
 from ..ops import ConstArray
 from ..paths import FIRMWARE_DIR as FIRMWARE
 from ..paths import TEMPLATES_DIR as TEMPLATES
-from ..planner import Plan
+from ..pipeline import Plan
 
 DTYPE_CODES = {"int8": 1, "uint8": 2, "int16": 3, "int32": 4, "float32": 5}
 _SAFE = re.compile(r"[^A-Za-z0-9_.:;,=+\- ()\[\]]")

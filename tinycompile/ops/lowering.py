@@ -1,13 +1,8 @@
-"""The ops stage's driver: prepare every op once, then lower each to one C statement plus
-const data, following the planner's choices.
-
-``prepare_graph`` (on a validated graph) decodes options, folds constant aliases and prepares
-every live op (the first op that cannot be handled raises a CompileError naming it);
-``check_graph`` lists every problem of a graph instead of stopping at the first. ``lower``
-runs the units' lowerings with the planner's ``Choice`` per op. Tensor pointers in the
-statements are symbolic (``TC_T<id>`` macros for activations, array symbols for constants): the
-code generator defines the macros from the plan's offsets, so the flash figures the plan reports
-are the very arrays the code generator emits.
+"""Lowering: every prepared op (``prepare``) to one C statement plus const data, following the
+planner's ``Choice`` per op; run once per build, after planning (``pipeline``). Tensor pointers
+in the statements are symbolic (``TC_T<id>`` macros for activations, array symbols for
+constants): the code generator defines the macros from the plan's offsets, so the flash figures
+the plan reports are the very arrays the code generator emits.
 """
 
 from __future__ import annotations
@@ -17,22 +12,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import CompileError
-from ..ir import CTYPES, Graph, Op, problems
-from .base import (
-    DEFAULT_CHOICE,
-    OPS,
-    Choice,
-    Operator,
-    Prepared,
-    check_int16,
-    decode,
-    decode_op,
-    fail,
-    load_all,
-    own_types,
-    unit_of,
-)
-from .base import unsupported as unsupported_error
+from ..ir import CTYPES, Graph, Op
+from .base import DEFAULT_CHOICE, Choice
+from .prepare import _BAD_VALUES, PreparedOp, named
 
 CTYPE_NP = {
     "int8_t": np.int8,
@@ -65,15 +47,6 @@ class ParamStruct:
     ctype: str
     fields: dict[str, object]
     op_index: int
-
-
-@dataclass(frozen=True)
-class PreparedOp:
-    """A live op with its unit and what the unit's ``prepare`` computed."""
-
-    op: Op
-    unit: Operator
-    data: Prepared
 
 
 @dataclass
@@ -156,104 +129,11 @@ class _Ctx:
         return f"TC_SCRATCH{self.op.index}"
 
 
-def fold_constants(g: Graph) -> None:
-    """Alias ops (reshape, squeeze) of constant tensors become constants themselves."""
-    load_all()
-    for op in g.ops:
-        unit = OPS.get(op.kind)
-        if unit is None or not unit.alias or not op.inputs or op.inputs[0] < 0:
-            continue  # (an absent first input is refused elsewhere: ir.problems)
-        if g.t(op.inputs[0]).is_const:
-            src = g.t(op.inputs[0])
-            for tid in op.outputs:
-                dst = g.t(tid)
-                if dst.size == src.size:
-                    dst.data = src.data.reshape(dst.shape)
-
-
-_BAD_VALUES = (ValueError, ZeroDivisionError, OverflowError, IndexError, KeyError)
-
-
-def _named(op: Op, e: Exception) -> CompileError:
-    if isinstance(e, CompileError):
-        return e if e.op_index is not None else fail(op, e.reason)
-    return fail(op, f"cannot lower: {e}")
-
-
-def prepare_graph(g: Graph) -> list[PreparedOp]:
-    """Decode options, fold constant aliases and prepare every live op (ops whose outputs are
-    all constants are skipped), in model order. The graph is assumed well formed
-    (``ir.validate``)."""
-    decode(g)
-    fold_constants(g)
-    out = []
-    for op in g.ops:
-        if all(g.t(t).is_const for t in op.outputs):
-            continue
-        unit = unit_of(op)
-        try:
-            check_int16(op, g, unit)
-            out.append(PreparedOp(op, unit, unit.prepare(op, g)))
-        except (CompileError, *_BAD_VALUES) as e:
-            raise _named(op, e) from None
-    return out
-
-
-def check_graph(g: Graph) -> list[CompileError]:
-    """Every problem of a graph at once: unsupported operators, structure and types
-    (``ir.problems``, which skips the unsupported ops), then each remaining op's options and
-    configuration (its unit's ``attrs`` and ``prepare``); op problems in op order, between the
-    graph-level ones ``ir.problems`` puts first and last. Empty when the graph can be planned.
-    Decodes options like ``prepare_graph``."""
-    units = load_all()
-    unsupported = [op for op in g.ops if op.kind not in units]
-    bad = {op.index for op in unsupported}
-    structural = problems(g, bad, own_types(g))
-    by_op = [unsupported_error(op) for op in unsupported]
-    by_op += [e for e in structural if e.op_index is not None]
-    n_head = 0  # graph-level problems ir.problems lists before any op's
-    while n_head < len(structural) and structural[n_head].op_index is None:
-        n_head += 1
-    head = structural[:n_head]
-    tail = [e for e in structural[n_head:] if e.op_index is None]
-    if not head and not tail:
-        bad |= {e.op_index for e in structural if e.op_index is not None}
-        by_op += _op_problems(g, bad)
-    # with graph-level problems, preparing ops would only add noise
-    return head + sorted(by_op, key=lambda e: e.op_index or 0) + tail
-
-
-def _op_problems(g: Graph, bad: set[int]) -> list[CompileError]:
-    """What each op's unit refuses (options, then configuration), skipping the ops in ``bad``."""
-    units = load_all()
-    found = []
-    for op in g.ops:
-        if op.index not in bad:
-            try:
-                decode_op(op)
-            except CompileError as e:
-                found.append(e)
-                bad.add(op.index)
-    fold_constants(g)
-    for op in g.ops:
-        if op.index in bad or all(g.t(t).is_const for t in op.outputs):
-            continue
-        try:
-            check_int16(op, g, units[op.kind])
-            units[op.kind].prepare(op, g)
-        except (CompileError, *_BAD_VALUES) as e:
-            found.append(_named(op, e))
-    return found
-
-
 def lower(
-    g: Graph,
-    prepared: list[PreparedOp] | None = None,
-    choices: dict[int, Choice] | None = None,
+    g: Graph, prepared: list[PreparedOp], choices: dict[int, Choice] | None = None
 ) -> Lowering:
-    """Lower every prepared op (``prepare_graph(g)`` when not given) under the planner's
-    ``choices`` (op index -> Choice; the default choice elsewhere)."""
-    prepared = prepare_graph(g) if prepared is None else prepared
+    """Lower every prepared op under the planner's ``choices`` (op index -> Choice; the default
+    choice elsewhere), in the order given."""
     choices = choices or {}
     low = Lowering(ops=[])
     ctx = _Ctx(g, low)
@@ -268,7 +148,7 @@ def lower(
             ctx.refusal = None
             stmt = p.unit.lower(op, g, p.data, ctx, choice)
         except (CompileError, *_BAD_VALUES) as e:
-            raise _named(op, e) from None
+            raise named(op, e) from None
         if ctx.scratch_bytes > planned:
             raise RuntimeError(f"op {op.index} {op.kind} used more scratch than it prepared")
         low.ops.append(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..ir import Graph
 
@@ -82,6 +83,23 @@ class RowSchedule:
     steps: list[RowCall | Move] = field(default_factory=list)
     slots: dict[int, int] = field(default_factory=dict)
     where: dict[int, tuple[tuple[int | None, ...], int | None]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """The planner's layout of a streamed segment (``planner.streams``), carried by its STREAM op
+    (``attrs["segment"]``) to the unit that lowers it (``ops.stream``): the layers as prepared
+    (``PreparedOp``s, producers first), their row reaches, the row schedule and the windows
+    (tensor id, byte offset in the op's workspace), bytes per row of every tensor it touches."""
+
+    layers: tuple[Any, ...]  # ops.prepare.PreparedOp (that module imports this one)
+    rows: tuple[RowLayer, ...]
+    sched: RowSchedule
+    windows: tuple[tuple[int, int], ...]
+    row_bytes: tuple[tuple[int, int], ...]
+    workspace: int  # bytes of the windows
+    macs: int
+    scratch: int  # the largest optional scratch of its layers
 
 
 def schedule(

@@ -1,15 +1,16 @@
-"""STREAM: a segment of layers run one output row at a time (``ops.rows``), made by the
-planner's streaming pass (``planner.streams``) where the arena must shrink below what whole
-tensors allow.
+"""STREAM: a segment of layers run one output row at a time (``ops.rows``), made by the planner
+(``planner.streams``) where the arena must shrink below what whole tensors allow.
 
-The op's attributes hold the segment's layers (``layers``: the model's own ops, already
-decoded) in an order where producers come first; its inputs are the activations the segment
-reads whole (earlier tensors), its outputs the tensors later layers read (written whole, row
-by row). Every other tensor of the segment lives in a window of a few rows in the op's
-workspace. The lowering emits, per layer and per band shape (top, middle, bottom rows), the
-layer's own kernel call with its geometry cut to the band (``Operator.lower_row``), and a
-compile-time step table: which call, at which byte offsets, in which order, with the window
-moves between them. Nothing is recomputed: MACs are the layers' own.
+The op's attributes hold the segment's layers (``layers``: the model's own ops) in an order
+where producers come first, and the planner's layout of it (``segment``: the layers as they were
+prepared, once, before planning; the row schedule and the windows); ``prepare`` only hands that
+on. Its inputs are the activations the segment reads whole (earlier tensors), its outputs the
+tensors later layers read (written whole, row by row). Every other tensor of the segment lives
+in a window of a few rows in the op's workspace. The lowering emits, per layer and per band
+shape (top, middle, bottom rows), the layer's own kernel call with its geometry cut to the band
+(``Operator.lower_row``), and a compile-time step table: which call, at which byte offsets, in
+which order, with the window moves between them. Nothing is recomputed: MACs are the layers'
+own.
 """
 
 from __future__ import annotations
@@ -21,53 +22,18 @@ from typing import Any
 import numpy as np
 
 from ..ir import Graph, Op
-from .base import Choice, LowerCtx, Operator, Prepared, fail, register, unit_of
-from .rows import Move, RowCall, RowLayer, RowSchedule, check, schedule, variants
-
-ALIGN = 8  # each window starts on an 8-byte boundary
-
-
-@dataclass(frozen=True)
-class SubLayer:
-    op: Op
-    unit: Operator
-    data: Prepared
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .prepare import PreparedOp
+from .rows import Move, RowCall, RowLayer, RowSchedule, Segment, variants
 
 
 @dataclass(frozen=True, kw_only=True)
 class Stream(Prepared):
-    layers: tuple[SubLayer, ...]
+    layers: tuple[PreparedOp, ...]
     rows: tuple[RowLayer, ...]
     sched: RowSchedule
     windows: tuple[tuple[int, int], ...]  # (tensor id, workspace offset) per windowed tensor
     row_bytes: tuple[tuple[int, int], ...]  # (tensor id, bytes per row) of every tensor
-
-
-def segment_tensors(layers: list[Op], outputs: list[int]) -> set[int]:
-    """The tensors a segment keeps in windows: produced inside and read only inside."""
-    return {t for op in layers for t in op.outputs} - set(outputs)
-
-
-def heights(g: Graph, tids: set[int]) -> dict[int, int]:
-    return {t: g.t(t).shape[1] for t in tids}
-
-
-def prepare_layers(op: Op, g: Graph) -> list[tuple[SubLayer, RowLayer]]:
-    """Prepare each layer of the segment and its row reach; a CompileError naming the layer
-    when it cannot run by rows."""
-    out = []
-    for sub in op.attrs["layers"]:
-        unit = unit_of(sub)
-        d = unit.prepare(sub, g)
-        reach = unit.row_reach(sub, g, d)
-        acts = [t for t in sub.inputs if t >= 0 and not g.t(t).is_const]
-        if reach is None or len(reach) != len(acts) or len(acts) > 2 or len(sub.outputs) != 1:
-            # (a step of the table holds two input offsets and one output offset)
-            raise fail(sub, "cannot run one output row at a time in a streamed segment")
-        out.append(
-            (SubLayer(sub, unit, d), RowLayer(sub.outputs[0], tuple(zip(acts, reach, strict=True))))
-        )
-    return out
 
 
 @register
@@ -79,32 +45,18 @@ class StreamOp(Operator):
         return {}
 
     def prepare(self, op: Op, g: Graph) -> Stream:
-        pairs = prepare_layers(op, g)
-        layers = tuple(p for p, _ in pairs)
-        rows = tuple(r for _, r in pairs)
-        windowed = segment_tensors([la.op for la in layers], op.outputs)
-        every = windowed | set(op.inputs) | set(op.outputs)
-        for t in every:
-            shape = g.t(t).shape
-            if len(shape) != 4 or shape[0] != 1 or g.t(t).dtype != "int8":
-                raise fail(op, f"tensor {t} is not an int8 NHWC tensor of batch 1")
-        hs = heights(g, every)
-        sched = schedule(rows, hs, windowed)
-        check(rows, sched, windowed, hs)
-        row_bytes = {t: g.t(t).nbytes // hs[t] for t in every}
-        windows, size = [], 0
-        for t in sorted(windowed):
-            windows.append((t, size))
-            size += (sched.slots[t] * row_bytes[t] + ALIGN - 1) // ALIGN * ALIGN
+        seg = op.attrs.get("segment")
+        if not isinstance(seg, Segment):
+            raise fail(op, "a STREAM op is made by the planner, with its segment's layout")
         return Stream(
-            macs=sum(la.data.macs for la in layers),
-            scratch=max((la.data.scratch for la in layers), default=0),
-            workspace=size,
-            layers=layers,
-            rows=rows,
-            sched=sched,
-            windows=tuple(windows),
-            row_bytes=tuple(sorted(row_bytes.items())),
+            macs=seg.macs,
+            scratch=seg.scratch,
+            workspace=seg.workspace,
+            layers=seg.layers,
+            rows=seg.rows,
+            sched=seg.sched,
+            windows=seg.windows,
+            row_bytes=seg.row_bytes,
         )
 
     def lower(self, op: Op, g: Graph, d: Stream, ctx: LowerCtx, choice: Choice) -> str:

@@ -25,8 +25,8 @@ from dataclasses import replace
 
 from ..ir import Graph
 from ..ops import DEFAULT_CHOICE, Choice, PreparedOp
+from .layout import Layout, layout
 from .lifetimes import Lifetimes, input_dies
-from .plan import Layout, layout
 
 
 def choose(

@@ -21,70 +21,121 @@ same, and the outputs are bit for bit the whole layers' (the same kernels, the s
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import CompileError
 from ..ir import Graph, Op
-from ..ops import DEFAULT_CHOICE, Choice, prepare_graph
+from ..ops import DEFAULT_CHOICE, Choice, Prepared, PreparedOp, fail, unit_of
+from ..ops.rows import Move, RowLayer, Segment, check, schedule
 
 if TYPE_CHECKING:
-    from .plan import Plan
+    from .plan import Placement
 
 MIN_LAYERS = 2  # a one-layer segment keeps no tensor in a window: nothing to gain
+ALIGN = 8  # each window starts on an 8-byte boundary
+Again = Callable[[Graph, list[PreparedOp], "dict[int, Choice] | None"], "Placement"]
 
 
-def streamable_prefix(g: Graph, order: list[Op]) -> int:
+def streamable_prefix(g: Graph, prepared: list[PreparedOp], order: list[Op]) -> int:
     """How many ops at the start of ``order`` can run by rows."""
-    prepared = {p.op.index: p for p in prepare_graph(copy.deepcopy(g))}
+    by_index = {p.op.index: p for p in prepared}
     n = 0
     for op in order:
-        p = prepared.get(op.index)
+        p = by_index.get(op.index)
         if p is None or p.unit.row_reach(p.op, g, p.data) is None:
             break
         n += 1
     return n
 
 
-def stream_graph(g: Graph, order: list[Op], k: int) -> Graph:
-    """A copy of ``g`` whose first ``k`` ops of ``order`` form one STREAM op (first, with the
-    index of its first layer; every other op keeps the model's order)."""
+def segment(g: Graph, stream: Op, layers: list[PreparedOp]) -> Segment:
+    """The layout of a streamed segment: each layer's row reach, the row schedule, and the
+    windows of the tensors produced and read only inside (a CompileError naming the layer or
+    tensor that cannot be streamed)."""
+    rows = []
+    for p in layers:
+        reach = p.unit.row_reach(p.op, g, p.data)
+        acts = [t for t in p.op.inputs if t >= 0 and not g.t(t).is_const]
+        if reach is None or len(reach) != len(acts) or len(acts) > 2 or len(p.op.outputs) != 1:
+            # (a step of the table holds two input offsets and one output offset)
+            raise fail(p.op, "cannot run one output row at a time in a streamed segment")
+        rows.append(RowLayer(p.op.outputs[0], tuple(zip(acts, reach, strict=True))))
+    windowed = {t for p in layers for t in p.op.outputs} - set(stream.outputs)
+    every = windowed | set(stream.inputs) | set(stream.outputs)
+    for t in every:
+        shape = g.t(t).shape
+        if len(shape) != 4 or shape[0] != 1 or g.t(t).dtype != "int8":
+            raise fail(stream, f"tensor {t} is not an int8 NHWC tensor of batch 1")
+    hs = {t: g.t(t).shape[1] for t in every}
+    sched = schedule(rows, hs, windowed)
+    check(rows, sched, windowed, hs)
+    row_bytes = {t: g.t(t).nbytes // hs[t] for t in every}
+    windows, size = [], 0
+    for t in sorted(windowed):
+        windows.append((t, size))
+        size += (sched.slots[t] * row_bytes[t] + ALIGN - 1) // ALIGN * ALIGN
+    return Segment(
+        layers=tuple(layers),
+        rows=tuple(rows),
+        sched=sched,
+        windows=tuple(windows),
+        row_bytes=tuple(sorted(row_bytes.items())),
+        workspace=size,
+        macs=sum(p.data.macs for p in layers),
+        scratch=max((p.data.scratch for p in layers), default=0),
+    )
+
+
+def stream_graph(
+    g: Graph, prepared: list[PreparedOp], order: list[Op], k: int
+) -> tuple[Graph, list[PreparedOp]]:
+    """``g`` with the first ``k`` ops of ``order`` made one STREAM op (first, with the index of
+    its first layer; every other op keeps the model's order), and its prepared ops: the others'
+    as they were, the STREAM op's a stand-in holding the memory its segment needs (``Placement.
+    to_prepare``)."""
     if k < MIN_LAYERS:
         raise CompileError(f"a streamed segment needs at least {MIN_LAYERS} layers, not {k}")
-    g2 = copy.deepcopy(g)
-    by_index = {op.index: op for op in g2.ops}
+    by_index = {p.op.index: p for p in prepared}
     seg = [by_index[op.index] for op in order[:k]]
-    inside = {op.index for op in seg}
-    produced = {t for op in seg for t in op.outputs}
-    rest = [op for op in g2.ops if op.index not in inside]
-    read_after = {t for op in rest for t in op.inputs} | set(g2.outputs)
+    inside = {p.op.index for p in seg}
+    produced = {t for p in seg for t in p.op.outputs}
+    rest = [op for op in g.ops if op.index not in inside]
+    read_after = {t for op in rest for t in op.inputs} | set(g.outputs)
     outputs = sorted(t for t in produced if t in read_after)
     inputs = sorted(
         {
             t
-            for op in seg
-            for t in op.inputs
-            if t >= 0 and t not in produced and not g2.t(t).is_const and not g2.t(t).variable
+            for p in seg
+            for t in p.op.inputs
+            if t >= 0 and t not in produced and not g.t(t).is_const and not g.t(t).variable
         }
     )
     # the segment is a prefix of a schedule: it reads only graph inputs, so it may go first
-    g2.ops = [Op(seg[0].index, "STREAM", inputs, outputs, attrs={"layers": seg}), *rest]
-    return g2
+    op = Op(seg[0].op.index, "STREAM", inputs, outputs, attrs={"layers": [p.op for p in seg]})
+    layout = segment(g, op, seg)
+    op.attrs["segment"] = layout
+    stand_in = Prepared(macs=layout.macs, scratch=layout.scratch, workspace=layout.workspace)
+    g2 = replace(g, ops=[op, *rest])
+    return g2, [PreparedOp(op, unit_of(op), stand_in)] + [
+        by_index[o.index] for o in rest if o.index in by_index
+    ]
 
 
 def choose_stream(
     g: Graph,
-    base: Plan,
+    prepared: list[PreparedOp],
+    base: Placement,
     stream: str | int,
     budget: int | None,
-    plan: Callable[[Graph, dict[int, Choice] | None], Plan],
-) -> Plan:
-    """The plan with the streamed segment ``stream`` asks for (see the module docstring);
-    ``base`` is the plain plan of ``g``, ``plan`` plans a rewritten graph (with more forced
-    choices)."""
-    order = [base.lowering.ops[i].op for i in base.order]
-    n = streamable_prefix(g, order)
+    plan: Again,
+) -> Placement:
+    """The placement with the streamed segment ``stream`` asks for (see the module docstring);
+    ``base`` is the plain placement of ``g``, ``plan`` places a rewritten graph (with more
+    forced choices)."""
+    order = [base.prepared[i].op for i in base.order]
+    n = streamable_prefix(g, prepared, order)
     if isinstance(stream, int):
         if not MIN_LAYERS <= stream <= n:
             raise CompileError(
@@ -92,49 +143,46 @@ def choose_stream(
                 f" (a segment needs {MIN_LAYERS} or more)",
                 source=g.source or None,
             )
-        return _mark(plan(stream_graph(g, order, stream), None), base)
+        return _mark(plan(*stream_graph(g, prepared, order, stream), None), base)
     if stream not in ("auto", "min"):
         raise CompileError(f"unknown streaming mode {stream!r} (off, auto, min or a number)")
     best = base
     for k in range(MIN_LAYERS, n + 1):
-        g2 = stream_graph(g, order, k)
-        p = plan(g2, None)
+        g2, prepared2 = stream_graph(g, prepared, order, k)
+        p = plan(g2, prepared2, None)
         if stream == "auto" and budget is not None and p.sram_bytes <= budget:
-            return _mark(_fast(p, g2, budget, plan), base)
+            return _mark(_fast(p, budget, plan), base)
         if p.arena_bytes < best.arena_bytes:
             best = p
     return best if best is base else _mark(best, base)
 
 
-def _fast(
-    p: Plan, g2: Graph, budget: int, plan: Callable[[Graph, dict[int, Choice] | None], Plan]
-) -> Plan:
+def _fast(p: Placement, budget: int, plan: Again) -> Placement:
     """``p`` with its segment's optional scratch (the layers' column buffers: on Cortex-M4/M7
     the row calls otherwise lose their column GEMM) when that still fits ``budget``."""
-    stream = next(op for op in g2.ops if op.kind == "STREAM")
+    stream = next(op for op in p.graph.ops if op.kind == "STREAM")
     if p.choices.get(stream.index, DEFAULT_CHOICE).use_scratch:
         return p
-    fast = plan(g2, {stream.index: Choice(use_scratch=True)})
+    fast = plan(p.graph, p.prepared, {stream.index: Choice(use_scratch=True)})
     return fast if fast.sram_bytes <= budget else p
 
 
-def _mark(p: Plan, base: Plan) -> Plan:
+def _mark(p: Placement, base: Placement) -> Placement:
     p.unstreamed_arena = base.arena_bytes
     p.unstreamed = base.graph
+    p.unstreamed_prepared = base.prepared
+    p.to_prepare = tuple(i for i, q in enumerate(p.prepared) if q.op.kind == "STREAM")
     return p
 
 
-def describe(p: Plan) -> list[str]:
-    """What streaming does in plan ``p`` and what it costs, for `plan`'s text (empty when
-    nothing is streamed)."""
-    from ..ops.rows import Move
-    from ..ops.stream import StreamOp
-
+def describe(p: Placement) -> list[str]:
+    """What streaming does in ``p`` (a placement or a compiled plan) and what it costs, for
+    `plan`'s text (empty when nothing is streamed)."""
     out = []
     for op in p.graph.ops:
         if op.kind != "STREAM":
             continue
-        d = StreamOp().prepare(op, p.graph)
+        d: Segment = op.attrs["segment"]
         rb = dict(d.row_bytes)
         layers = [la.op for la in d.layers]
         names = " ".join(f"#{la.index}" for la in layers)

@@ -13,7 +13,7 @@ from ..build import FirmwareBuild, build_firmware
 from ..errors import DoesNotFit
 from ..fit import check_fit, peak_description, raise_if_too_big
 from ..outdir import staged
-from ..planner import Plan
+from ..pipeline import Plan
 from ..report import build_report, write_json
 from ..timeline import report_html
 from . import samples

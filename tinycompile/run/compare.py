@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from ..outdir import generate
-from ..planner import Plan
+from ..pipeline import Plan
 from . import samples
 from .board import run_board
 from .host import run_host

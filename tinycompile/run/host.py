@@ -13,7 +13,7 @@ import numpy as np
 from .. import procs
 from ..build import build_host
 from ..errors import RunError
-from ..planner import Plan
+from ..pipeline import Plan
 from . import samples
 from .ioformat import (
     EXIT_REFUSED,

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import CompileError, RunError
 from ..ir import Graph
-from ..planner import Plan
+from ..pipeline import Plan
 from . import samples
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..planner import Plan
+from ..pipeline import Plan
 from .ioformat import RunResult
 
 if TYPE_CHECKING:

@@ -1,0 +1,32 @@
+"""Graph passes: rewrites between validation and preparing the ops, each a function from a
+graph to a new graph (the given graph is never modified; unchanged tensors and ops are shared).
+
+``PASSES`` runs in order (``run_passes``):
+
+- ``decode_options`` (``decode``): each op's raw file options become its unit's typed
+  attributes;
+- ``fold_constants`` (``fold``): alias ops (reshape, squeeze) of constants become constants;
+
+A pass that changes what the planner sees (folding a PAD into the convolution after it, an input
+TRANSPOSE, ...) is one more module here and one more entry in ``PASSES``, with its own tests on
+made-up graphs (tests/test_passes.py). Memory choices are not passes: the planner makes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..ir import Graph
+from .decode import decode_options
+from .fold import fold_constants
+
+Pass = Callable[[Graph], Graph]
+
+
+def run_passes(g: Graph, passes: tuple[Pass, ...] = PASSES) -> Graph:
+    """``g`` after every pass, in order."""
+    for p in passes:
+        g = p(g)
+    return g
+
+

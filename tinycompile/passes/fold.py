@@ -1,0 +1,28 @@
+"""The constant pass: an alias op (reshape, squeeze: its output is its input's bytes) whose input
+is a constant gives its outputs that constant's data, reshaped; the op then produces only
+constants, and preparing skips it (nothing runs on the device)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..ir import Graph
+from ..ops import load_all
+
+
+def fold_constants(g: Graph) -> Graph:
+    """A copy of ``g`` with the outputs of alias ops of constants made constants."""
+    units = load_all()
+    tensors = list(g.tensors)
+    for op in g.ops:
+        unit = units.get(op.kind)
+        if unit is None or not unit.alias or not op.inputs or op.inputs[0] < 0:
+            continue  # (an absent first input is refused elsewhere: ir.problems)
+        src = tensors[op.inputs[0]]
+        if src.data is None:
+            continue
+        for tid in op.outputs:
+            dst = tensors[tid]
+            if dst.size == src.size:
+                tensors[tid] = replace(dst, data=src.data.reshape(dst.shape))
+    return replace(g, tensors=tensors)
