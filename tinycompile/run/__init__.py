@@ -1,5 +1,7 @@
 """Running compiled models: on the host (host.py), in QEMU (emulator.py, board.py), against
-TFLM (reference.py, compare.py), through the tc_in.bin/tc_out.bin format (ioformat.py)."""
+the reference (reference.py, compare.py; tensors mapped by tensor_map.py), through the
+tc_in.bin/tc_out.bin format (outformat.py defines it, ioformat.py reads it into results). The
+rules: docs/harness.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Comparing a compiled model with TFLM bit for bit: outputs and, optionally, every layer."""
+"""Comparing a compiled model with its reference bit for bit (TFLM; for ONNX the numpy
+reference, onnxruntime a second opinion): outputs and, optionally, every layer and the state,
+each tensor with its twin as ``tensor_map`` finds it (docs/harness.md)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ from .profile import profile_of
 from .reference import (
     ReferenceResult,
     TflmRefusal,
-    is_onnx_model,
     ort_add_departs,
     ort_saturates_u8s8,
     require_reference,
@@ -29,6 +30,7 @@ from .reference import (
     uint8_activations,
     uses_op,
 )
+from .tensor_map import TensorMap, compared_tensors, is_onnx_model, tensor_map
 
 
 @dataclass
@@ -143,6 +145,9 @@ def compare_plan(
         inputs = inputs.arrays
     xs = inputs if inputs is not None else make_inputs(g, n, seed)
     steps = [p.lowering.ops[i].op for i in p.order]
+    tids = compared_tensors(p) if layers else None
+    tmap = tensor_map(g, model, tids or [])  # checked before a build that would be in vain
+    twins = tmap if layers else None
     with tempfile.TemporaryDirectory(prefix="tc_cmp_") as td:
         project = generate(p, Path(workdir or td) / "project")
         if board == "host":
@@ -152,11 +157,11 @@ def compare_plan(
     ticked = res.ticks is not None and len(res.ticks) > 0
     prof = profile_of(res, p) if res.emulator is not None and ticked else None
     build_text = str(res.firmware.size) if res.firmware is not None else ""
-    tids = [op.outputs[0] for op in steps] + sorted(p.state) if layers else None
     if onnx_model:
         ref = run_onnx_reference(model, xs, g, tensor_ids=tids, model_inputs=given)
     else:
-        ref = run_tflm(model, xs, tensor_ids=tids, n_outputs=len(g.outputs), stop_on_refusal=True)
+        ref = run_tflm(model, xs, tensor_ids=tids, n_outputs=len(g.outputs),
+                       stop_on_refusal=True, g=g)  # fmt: skip
     refusal = refusal_verdict(res.refused, ref.refused)
     n_in = samples.count(g.t(g.inputs[0]), xs[0])
     ran = min(x.sample if x else n_in for x in (res.refused, ref.refused))  # run in full
@@ -164,10 +169,10 @@ def compare_plan(
         res = _first(p, res, ran)
         outs = [o[: ran * _rows(g, t)] for o, t in zip(ref.outputs, g.outputs, strict=True)]
         ref = ReferenceResult(outs, ref.tensors[:ran])
-    d = _diffs(p, res, ref, steps, layers)
+    d = _diffs(p, res, ref, steps, twins)
     second = None
     if onnx_model:
-        second = _second_opinion(p, model, xs, tids, given, res, ref, steps, layers)
+        second = _second_opinion(p, model, xs, tids, given, res, ref, steps, twins)
     return CompareReport(
         str(model),
         ran,
@@ -185,9 +190,11 @@ def compare_plan(
     )
 
 
-def _diffs(p: Plan, res: RunResult, ref: ReferenceResult, steps: list, layers: bool) -> dict:
+def _diffs(
+    p: Plan, res: RunResult, ref: ReferenceResult, steps: list, layers: TensorMap | None
+) -> dict:
     """A run against a reference: differing bytes (all, in outputs), the largest difference,
-    per layer and per state tensor."""
+    per layer (``layers``: where their twins are) and per state tensor."""
     mism = 0
     maxd = 0.0
     for a, b in zip(res.outputs, ref.outputs, strict=True):
@@ -200,12 +207,12 @@ def _diffs(p: Plan, res: RunResult, ref: ReferenceResult, steps: list, layers: b
         for k, op in enumerate(steps):
             tid = op.outputs[0]
             row = {"layer": k, "op_index": op.index, "kind": op.kind, "tensor": tid}
-            if ref.tensors and tid not in ref.tensors[0]:
+            if tid not in layers.tensors:
                 # an ONNX model's tensor the frontend added (a layout transpose, a rescaled
                 # Concat input): no twin in the file, said so rather than skipped
                 lrep.append({**row, "compared": False, "mismatches": 0, "max_abs_diff": 0.0})
                 continue
-            refk = np.concatenate([s[tid].reshape(1, -1) for s in ref.tensors], axis=0)
+            refk = _samples(p, ref.tensors, tid)
             m, d = diff(res.layers[k].reshape(refk.shape), refk)
             lrep.append({**row, "compared": True, "mismatches": m, "max_abs_diff": d})
             mism += m
@@ -220,7 +227,7 @@ def _diffs(p: Plan, res: RunResult, ref: ReferenceResult, steps: list, layers: b
 
 def _second_opinion(p: Plan, model: str | Path, xs: list[np.ndarray], tids: list[int] | None,
                     given: list | None, res: RunResult, ref: ReferenceResult, steps: list,
-                    layers: bool) -> dict | None:  # fmt: skip
+                    layers: TensorMap | None) -> dict | None:  # fmt: skip
     """onnxruntime on the same inputs, against the same compiled run (None when it is not
     installed), and why it differs where it does (docs/onnx.md, "The reference")."""
     try:
@@ -300,15 +307,25 @@ def _first(p: Plan, res: RunResult, k: int) -> RunResult:
     )
 
 
+def _samples(p: Plan, ref: list[dict[int, np.ndarray]], tid: int) -> np.ndarray:
+    """Tensor ``tid`` of every sample the reference ran, one row per sample."""
+    t = p.graph.t(tid)
+    if not ref:
+        return np.zeros((0, t.size), np.dtype(t.dtype))
+    return np.concatenate([s[tid].reshape(1, -1) for s in ref], axis=0)
+
+
 def _compare_state(p: Plan, res: RunResult, ref: list[dict[int, np.ndarray]]) -> list[dict]:
     """Every variable tensor after every sample against TFLM's."""
     rows = []
     for tid, off in sorted(p.state.items()):
         t = p.graph.t(tid)
-        assert res.state is not None, "a debug run of a model with state dumps its state"
+        theirs = _samples(p, ref, tid)
+        if res.state is None:  # no sample ran to its end (a refusal at the first)
+            rows.append({"tensor": tid, "mismatches": 0, "max_abs_diff": 0.0})
+            continue
         raw = np.ascontiguousarray(res.state[:, off : off + t.nbytes])
         mine = raw.view(t.dtype).reshape(len(ref), -1)
-        theirs = np.concatenate([s[tid].reshape(1, -1) for s in ref], axis=0)
         m, d = diff(mine, theirs)
         rows.append({"tensor": tid, "mismatches": m, "max_abs_diff": d})
     return rows

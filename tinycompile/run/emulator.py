@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import struct
 import subprocess
 import threading
 import time
@@ -33,12 +32,12 @@ from .. import procs
 from ..boards import EMULATOR_MACHINES
 from ..build import FirmwareBuild
 from ..errors import CompileError, RunError, ToolchainError
+from .outformat import COUNT, EXIT_NO_FILE, EXIT_REFUSED, EXIT_SHORT_INPUT, sample_count
 
 QEMU = "qemu-system-arm"
 ICOUNT_SHIFT = 7
 QEMU_HINT = "install QEMU's Arm system emulator (Debian/Ubuntu: apt install qemu-system-arm)"
 EXIT_FAULT = 70  # TC_EXIT_FAULT in firmware/boards/include/tc_board_io.h
-EXIT_REFUSED = 5  # tc_runner.c: a layer refused its input; the caller reads where (stderr)
 
 _FACT = re.compile(r"^tc-(timer|stack|heap): (.*)$")
 _FAULT = re.compile(r"tc-fault: (.*)")
@@ -178,9 +177,9 @@ def run_emulator(
         raise fault
     if rc == EXIT_FAULT:
         raise RunError(f"firmware fault (status {EXIT_FAULT}) without a report")
-    if rc == 3:
+    if rc == EXIT_NO_FILE:
         raise RunError(f"firmware could not open tc_in.bin or tc_out.bin in {wd} (status 3)")
-    if rc == 4:
+    if rc == EXIT_SHORT_INPUT:
         raise RunError(
             "firmware hit the end of tc_in.bin early: its size does not match the "
             "model's inputs (status 4)"
@@ -209,10 +208,9 @@ def run_emulator(
 
 
 def _sample_count(tc_in: Path) -> int:
-    """The sample count tc_in.bin starts with (uint32, little-endian)."""
+    """The sample count tc_in.bin starts with (``outformat``)."""
     with tc_in.open("rb") as f:
-        head = f.read(4)
-    return struct.unpack("<I", head)[0] if len(head) == 4 else 0
+        return sample_count(f.read(COUNT.size))
 
 
 @dataclass(frozen=True)

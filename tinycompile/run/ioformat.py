@@ -1,12 +1,8 @@
-"""The binary format shared with firmware/runtime/tc_runner.c: tc_in.bin (sample count, then
-each sample's inputs) and tc_out.bin (per sample: layer outputs when debugging, graph outputs,
-the state region when debugging, tick counts when profiling), all little-endian; and the
-RunResult read back from it."""
+"""A plan's runs through tc_in.bin and tc_out.bin (their layout: ``outformat``): the inputs
+packed, the results read back as a RunResult, a refused run's samples and where it stopped."""
 
 from __future__ import annotations
 
-import re
-import struct
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -15,7 +11,7 @@ import numpy as np
 from ..errors import CompileError, RunError
 from ..ir import Graph
 from ..pipeline import Plan
-from . import samples
+from . import outformat, samples
 
 if TYPE_CHECKING:
     from ..build import FirmwareBuild
@@ -30,8 +26,7 @@ NP_DTYPES = {
 }
 
 
-EXIT_REFUSED = 5  # tc_runner.c: a layer refused its input (tc_invoke() returned nonzero)
-_REFUSED = re.compile(r"tc-refused: sample=(\d+) layer=(\d+)")
+EXIT_REFUSED = outformat.EXIT_REFUSED  # a layer refused its input (tc_invoke() returned nonzero)
 
 
 @dataclass(frozen=True)
@@ -62,82 +57,46 @@ class RunResult:
 
 
 def pack_inputs(g: Graph, inputs: list[np.ndarray]) -> bytes:
-    """tc_in.bin for `inputs` (one array per graph input, batch on axis 0), types checked."""
+    """tc_in.bin for `inputs` (one IR batch per graph input, ``samples``), types checked."""
     if len(inputs) != len(g.inputs):
         raise CompileError(f"model has {len(g.inputs)} inputs, {len(inputs)} given")
-    n = samples.count(g.t(g.inputs[0]), inputs[0]) if inputs else 0
-    parts = [struct.pack("<I", n)]
-    arrs = []
-    for tid, x in zip(g.inputs, inputs, strict=True):
-        t = g.t(tid)
+    ts = [g.t(tid) for tid in g.inputs]
+    n = samples.count(ts[0], inputs[0]) if inputs else 0
+    for t, x in zip(ts, inputs, strict=True):
         x = np.asarray(x)
         if x.dtype != NP_DTYPES[t.dtype]:
-            raise CompileError(f"input tensor {tid} wants {t.dtype}, got {x.dtype}")
+            raise CompileError(f"input tensor {t.id} wants {t.dtype}, got {x.dtype}")
         if samples.count(t, x) != n:
             raise CompileError(
-                f"input tensor {tid} {list(t.shape)}: a batch of shape {list(x.shape)} holds"
+                f"input tensor {t.id} {list(t.shape)}: a batch of shape {list(x.shape)} holds"
                 f" {samples.count(t, x)} samples, the first input {n}"
             )
-        arrs.append(x.reshape(n, -1))
-    for s in range(n):
-        for a in arrs:
-            parts.append(a[s].astype(a.dtype.newbyteorder("<")).tobytes())
-    return b"".join(parts)
+    return outformat.in_layout(ts).pack([np.asarray(x) for x in inputs], n)
 
 
 def unpack_outputs(p: Plan, data: bytes, n: int, *, debug_layers: bool, profile: bool) -> RunResult:
-    """Read tc_out.bin of `n` samples back into arrays (RunError when its size is wrong)."""
+    """Read tc_out.bin of `n` samples back into IR batches (RunError when its size is wrong)."""
+    return _result(p, data, n, debug_layers=debug_layers, profile=profile, partial=False)
+
+
+def _result(
+    p: Plan, data: bytes, n: int, *, debug_layers: bool, profile: bool, partial: bool
+) -> RunResult:
+    """``outformat``'s blocks of ``n`` samples as a RunResult."""
+    lay = outformat.plan_out_layout(p, debug_layers=debug_layers, profile=profile)
+    got = lay.read(data, n, partial=partial)
     g = p.graph
-    steps = [p.lowering.ops[i].op for i in p.order]
-    layer_t = [g.t(op.outputs[0]) for op in steps]
-    out_t = [g.t(t) for t in g.outputs]
-    per = sum(t.nbytes for t in out_t)
-    if debug_layers:
-        per += sum(t.nbytes for t in layer_t) + p.state_bytes
-    if profile:
-        per += 4 * (len(steps) + 1)
-    if len(data) != per * n:
-        raise RunError(f"firmware wrote {len(data)} bytes of results, expected {per * n}")
 
-    def take(buf: memoryview, off: int, t) -> tuple[np.ndarray, int]:
-        a = np.frombuffer(
-            buf[off : off + t.nbytes], dtype=np.dtype(NP_DTYPES[t.dtype]).newbyteorder("<")
-        )
-        return a.astype(NP_DTYPES[t.dtype]).reshape(t.shape), off + t.nbytes
+    def batch(k: int) -> np.ndarray:  # block k of every sample as an IR batch
+        return got[k].reshape(samples.batch_shape(g.t(lay.blocks[k].tensor), n))
 
-    mv = memoryview(data)
-    layers: list[list[np.ndarray]] = [[] for _ in steps]
-    outs: list[list[np.ndarray]] = [[] for _ in out_t]
-    ticks = []
-    states = []
-    off = 0
-    for _ in range(n):
-        if debug_layers:
-            for k, t in enumerate(layer_t):
-                a, off = take(mv, off, t)
-                layers[k].append(a)
-        for k, t in enumerate(out_t):
-            a, off = take(mv, off, t)
-            outs[k].append(a)
-        if debug_layers and p.state_bytes:
-            states.append(np.frombuffer(mv[off : off + p.state_bytes], dtype=np.uint8))
-            off += p.state_bytes
-        if profile:
-            ticks.append(np.frombuffer(mv[off : off + 4 * (len(steps) + 1)], dtype="<u4"))
-            off += 4 * (len(steps) + 1)
+    state, ticks = lay.find(outformat.STATE), lay.find(outformat.TICKS)
     return RunResult(
-        outputs=[_stack(o, t) for o, t in zip(outs, out_t, strict=True)],
-        layers=[_stack(la, t) for la, t in zip(layers, layer_t, strict=True)]
-        if debug_layers
-        else [],
-        ticks=np.stack(ticks).astype(np.int64) if profile and ticks else None,
-        state=np.stack(states) if states else None,
+        outputs=[batch(k) for k in lay.find(outformat.OUTPUT)],
+        layers=[batch(k) for k in lay.find(outformat.LAYER)],
+        ticks=got[ticks[0]].astype(np.int64) if ticks and n else None,
+        state=got[state[0]] if state and n else None,
     )
-
-
-def _stack(arrs: list[np.ndarray], t) -> np.ndarray:
-    """The samples' IR batch (``samples.stack``)."""
-    return samples.stack(t, arrs, NP_DTYPES[t.dtype])
 
 
 def unpack_refused(
@@ -145,26 +104,19 @@ def unpack_refused(
 ) -> RunResult:
     """The results of a run a layer stopped (exit status 5; ``text``: its stderr, with the
     "tc-refused: sample=S layer=L" line): the S complete samples before it, and the refusal."""
-    m = _REFUSED.search(text)
+    m = outformat.REFUSED_LINE.search(text)
     if m is None:
         raise RunError("firmware exited with status 5 (refused input) but did not say where")
     sample, layer = int(m.group(1)), int(m.group(2))
     if layer >= len(p.order):
         raise RunError(f"firmware reported a refusal at layer {layer} of {len(p.order)}")
     lo = p.lowering.ops[p.order[layer]]
-    per = sample_bytes(p, debug_layers=debug_layers, profile=profile)
-    res = unpack_outputs(
-        p, data[: per * sample], sample, debug_layers=debug_layers, profile=profile
-    )
+    res = _result(p, data, sample, debug_layers=debug_layers, profile=profile, partial=True)
     res.refused = Refusal(sample, layer, lo.op.index, lo.op.kind, lo.refusal or "refused")
     return res
 
 
 def sample_bytes(p: Plan, *, debug_layers: bool, profile: bool) -> int:
-    """Bytes tc_out.bin holds per input sample (outputs, layer dumps, ticks; see unpack_outputs):
-    what run progress is measured in."""
-    g = p.graph
-    n = sum(g.t(t).nbytes for t in g.outputs)
-    if debug_layers:
-        n += sum(g.t(p.lowering.ops[i].op.outputs[0]).nbytes for i in p.order) + p.state_bytes
-    return n + (4 * (len(p.order) + 1) if profile else 0)
+    """Bytes tc_out.bin holds per input sample (``outformat.plan_out_layout``): what run
+    progress is measured in."""
+    return outformat.plan_out_layout(p, debug_layers=debug_layers, profile=profile).sample_bytes

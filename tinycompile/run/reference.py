@@ -19,8 +19,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import CompileError
+from ..ir import Graph
 from . import samples
 from .samples import batch_of
+from .tensor_map import check_twin, onnx_map, quantized_values, tflite_map
+from .tensor_map import is_onnx_model as is_onnx_model  # re-exported
 
 INSTALL_HINT = "pip install 'tinycompile[reference]'"
 
@@ -66,18 +69,23 @@ def run_tflm(
     n_outputs: int | None = None,
     reset_between: bool = False,
     stop_on_refusal: bool = False,
+    g: Graph | None = None,
 ) -> ReferenceResult:
     """Run TFLM on a batch (``inputs[i]`` has the batch on axis 0, one sample per invoke).
 
     The samples run in order through one interpreter that is never reset between them, so
     variable tensors (state) carry over from one sample to the next, as in the compiled
     model's runner. With ``tensor_ids``, also return those tensors (intermediates, or variable
-    tensors: the state after the sample) for every sample. ``reset_between`` resets the
-    interpreter after every sample instead (each sample from a fresh state: what state-carrying
-    tests compare against).
+    tensors: the state after the sample) for every sample, found by ``tensor_map``: with our
+    graph ``g``, checked to be ours by name, shape and type (a RunError otherwise).
+    ``reset_between`` resets the interpreter after every sample instead (each sample from a
+    fresh state: what state-carrying tests compare against).
     """
     require_reference()
     from tflite_micro.python.tflite_micro import runtime
+
+    # checked before any GetTensor: TFLM crashes the process on an index it does not have
+    keys = tflite_map(g, model, tensor_ids or []).tensors
 
     cfg = runtime.InterpreterConfig.kPreserveAllTensors if tensor_ids else None
     kwargs = {"intrepreter_config": cfg} if cfg is not None else {}
@@ -112,7 +120,7 @@ def run_tflm(
             break
         outs.append([np.array(interp.get_output(j)) for j in range(n_outputs)])
         if tensor_ids:
-            tensors.append({t: np.array(interp.GetTensor(t, 0)["tensor_data"]) for t in tensor_ids})
+            tensors.append(_tflm_tensors(interp, keys, g if s == 0 else None))
         if reset_between:
             interp.reset()
     else:
@@ -124,6 +132,18 @@ def run_tflm(
         got = [o[j].reshape(batch_of(shape, 1)) for o in outs]
         outputs.append(np.concatenate(got) if got else np.zeros(batch_of(shape, 0), d["dtype"]))
     return ReferenceResult(outputs=outputs, tensors=tensors, refused=refused)
+
+
+def _tflm_tensors(interp, keys: dict[int, int], g: Graph | None) -> dict[int, np.ndarray]:
+    """Our tensors' values after an invoke, from their TFLM twins (with ``g``: each checked to
+    be of our tensor's shape and type)."""
+    out = {}
+    for tid, key in keys.items():
+        d = interp.GetTensor(key, 0)
+        if g is not None:
+            check_twin(g, tid, key, d["shape"], d["dtype"])
+        out[tid] = np.array(d["tensor_data"])
+    return out
 
 
 def _invoke(interp) -> None:
@@ -167,41 +187,12 @@ ONNX_REFERENCE = "the ONNX reference"  # what an .onnx model is compared with (o
 ORT_HINT = "pip install 'tinycompile[reference]' (onnxruntime)"
 
 
-def is_onnx_model(model: str | Path) -> bool:
-    """Whether ``model`` is an ONNX file (compared with onnxruntime, not TFLM)."""
-    return str(model).lower().endswith(".onnx")
-
-
 def require_onnxruntime() -> None:
     """Raise a one-line CompileError when onnxruntime (the second opinion) is missing."""
     try:
         import onnxruntime  # noqa: F401
     except ImportError:
         raise CompileError(f"comparing an ONNX model needs onnxruntime: {ORT_HINT}") from None
-
-
-# where each QLinear op keeps its output zero point (its element type is the output's)
-_ORT_OUT_ZP = {
-    "QuantizeLinear": 2, "QLinearConv": 7, "QLinearMatMul": 7, "QGemm": 8, "QLinearAdd": 7,
-    "QLinearGlobalAveragePool": 4, "QLinearConcat": 1, "QLinearMul": 7, "QLinearSigmoid": 4,
-    "QLinearSoftmax": 4, "QLinearAveragePool": 4,
-}  # fmt: skip
-
-
-def _quantized_value_types(model) -> dict[str, int]:
-    """ONNX element type of every int8/uint8 value a node produces (QLinear outputs and the
-    int8 data-movement ops after them)."""
-    inits = {t.name: t.data_type for t in model.graph.initializer}
-    types: dict[str, int] = {}
-    for n in model.graph.node:
-        k = _ORT_OUT_ZP.get(n.op_type)
-        if k is not None and len(n.input) > k and n.input[k] in inits:
-            types[n.output[0]] = inits[n.input[k]]
-        elif n.op_type in ("MaxPool", "Flatten", "Reshape", "Transpose", "Pad", "Resize") and (
-            n.input[0] in types
-        ):
-            types[n.output[0]] = types[n.input[0]]
-    return types
 
 
 def ort_session(model: str | bytes | Path, *, fuse_int8: bool = True):
@@ -292,13 +283,13 @@ def uint8_activations(model: str | Path) -> bool:
     """Whether an ONNX model has uint8 quantized activations."""
     import onnx
 
-    return onnx.TensorProto.UINT8 in _quantized_value_types(onnx.load(str(model))).values()
+    return onnx.TensorProto.UINT8 in quantized_values(onnx.load(str(model))).values()
 
 
 def run_onnxruntime(
     model: str | Path,
     inputs: list[np.ndarray],
-    g,
+    g: Graph,
     *,
     tensor_ids: list[int] | None = None,
     fuse_int8: bool = True,
@@ -314,12 +305,13 @@ def run_onnxruntime(
     float32, which its QuantizeLinear maps back to exactly ``q``). Each float output is the
     final DequantizeLinear's, from which ``q = round(y / scale) + zp`` is recovered exactly
     (``samples.ir_output``).
-    ``tensor_ids``: also return those IR tensors that are quantized values of the ONNX graph
-    (made extra graph outputs; uint8 ones shifted to int8 as the IR stores them); tensors the
-    frontend added (layout transposes, rescaled Concat inputs) have no ONNX twin and are left
-    out. Graph outputs come from the model's own session; the other intermediates from a twin
-    session with extra outputs, whose fusions may differ (a conservative check: a difference
-    there shows as a layer mismatch, never as a pass)."""
+    ``tensor_ids``: also return those IR tensors that twin a quantized value of the ONNX graph
+    (``tensor_map.onnx_map``; made extra graph outputs, uint8 ones shifted to int8 as the IR
+    stores them, checked to be of our shapes); untwinned ones (tensors the frontend added:
+    layout transposes, rescaled Concat inputs) are left out. Graph outputs come from the
+    model's own session; the other intermediates from a twin session with extra outputs,
+    whose fusions may differ (a conservative check: a difference there shows as a layer
+    mismatch, never as a pass)."""
     require_onnxruntime()
     return _run_onnx(
         model, inputs, g, lambda src: ort_session(src, fuse_int8=fuse_int8),
@@ -330,7 +322,7 @@ def run_onnxruntime(
 def run_onnx_reference(
     model: str | Path,
     inputs: list[np.ndarray],
-    g,
+    g: Graph,
     *,
     tensor_ids: list[int] | None = None,
     model_inputs: list[np.ndarray] | None = None,
@@ -347,7 +339,7 @@ def run_onnx_reference(
 def _run_onnx(
     model: str | Path,
     inputs: list[np.ndarray],
-    g,
+    g: Graph,
     session: Callable[[str | bytes], Any],
     *,
     tensor_ids: list[int] | None,
@@ -358,40 +350,35 @@ def _run_onnx(
     import onnx
 
     m = onnx.load(str(model))
-    extra: list[tuple[int, str]] = []
-    if tensor_ids:
-        types = _quantized_value_types(m)
-        known = {o.name for o in m.graph.output}
-        for tid in tensor_ids:
-            name = g.t(tid).name
-            if tid in g.outputs:
-                continue  # from the default session's outputs (below)
-            if name in types and name not in known:
-                m.graph.output.append(onnx.helper.make_tensor_value_info(name, types[name], None))
-                known.add(name)
-                extra.append((tid, name))
+    tmap = onnx_map(g, m, tensor_ids or [])  # inputs, outputs and twins by name
+    types = quantized_values(m)
+    extra = [(tid, str(k)) for tid, k in tmap.tensors.items() if tid not in g.outputs]
+    for _, name in extra:
+        m.graph.output.append(onnx.helper.make_tensor_value_info(name, types[name], None))
     sess = session(model)
     # intermediates from a twin session (extra outputs could change what the optimizer fuses:
     # the outputs themselves always come from the model's own session)
     twin = session(m.SerializeToString()) if extra else None
-    names = [i.name for i in sess.get_inputs()]
     outs: list[list[np.ndarray]] = [[] for _ in g.outputs]
     tensors: list[dict[int, np.ndarray]] = []
     given = model_inputs or [None] * len(g.inputs)
     for s in range(samples.count(g.t(g.inputs[0]), inputs[0])):
         feed = {
-            name: samples.file_input(g, tid, x, s, v)
-            for name, x, tid, v in zip(names, inputs, g.inputs, given, strict=True)
+            str(name): samples.file_input(g, tid, x, s, v)
+            for name, x, tid, v in zip(tmap.inputs, inputs, g.inputs, given, strict=True)
         }
-        res = sess.run(None, feed)
+        res = sess.run([str(k) for k in tmap.outputs], feed)
         for j, (y, tid) in enumerate(zip(res, g.outputs, strict=True)):
             outs[j].append(samples.ir_output(g, tid, y))
         sample = {tid: outs[j][-1] for j, tid in enumerate(g.outputs) if tensor_ids}
         more = twin.run([name for _, name in extra], feed) if twin is not None else []
-        for (tid, _), v in zip(extra, more, strict=True):
+        for (tid, name), v in zip(extra, more, strict=True):
             v = np.asarray(v)
             v = (v.astype(np.int16) - 128).astype(np.int8) if v.dtype == np.uint8 else v
-            sample[tid] = v.transpose(0, 2, 3, 1) if v.ndim == 4 else v
+            v = v.transpose(0, 2, 3, 1) if v.ndim == 4 else v  # NCHW -> the IR's NHWC
+            if s == 0:
+                check_twin(g, tid, name, v.shape, v.dtype)
+            sample[tid] = v
         tensors.append(sample)
     outputs = [samples.stack(g.t(t), o) for t, o in zip(g.outputs, outs, strict=True)]
     return ReferenceResult(outputs=outputs, tensors=tensors)
