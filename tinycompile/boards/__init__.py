@@ -1,13 +1,13 @@
-"""Boards: the `Board` data (spec.py) and the TOML board files it is loaded from (loader.py)."""
+"""Boards: the `Board` data (spec.py) and the TOML board files it is loaded from (loader.py,
+field by field: fields.py)."""
 
 from __future__ import annotations
 
+from .fields import DRIVER_CORES, UART_DRIVERS
 from .loader import (
     BUILTIN_BOARDS_DIR,
-    DRIVER_CORES,
     ENV_VAR,
     TIMERS,
-    UART_DRIVERS,
     board_dirs,
     get_board,
     list_boards,
