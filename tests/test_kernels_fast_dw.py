@@ -56,6 +56,7 @@ def dw_model(
     layers: int = 1,
     out_scale: float = 0.08,
     big_bias: bool = False,
+    small_channel: float | None = None,
     seed: int = 0,
 ) -> Path:
     """A chain of ``layers`` 3x3 DEPTHWISE_CONV_2D ops on a 1 x H x W x C int8 input."""
@@ -69,6 +70,8 @@ def dw_model(
         oc = ic * dm
         oh, ow = _out_size(padding, ih, stride[0]), _out_size(padding, iw, stride[1])
         ws = rng.uniform(0.005, 0.03, oc)
+        if small_channel is not None:
+            ws[oc // 2] = small_channel  # one channel with a very negative shift
         wq = rng.integers(-127, 128, (1, 3, 3, oc), dtype=np.int64).astype(np.int8)
         bias = rng.integers(-3000, 3000, oc).astype(np.int32)
         if big_bias:
@@ -93,6 +96,9 @@ def dw_model(
     path.write_bytes(write(tensors, nodes, [0], [cur]))
     return path
 
+
+# weight scales of one channel giving shift -r with the input (0.05) and output (0.08) scales
+SHIFT = {r: {"small_channel": 1e-6 / 2 ** (r - 20)} for r in (22, 23, 24)}
 
 # (name, shape, options): the fast path (3x3, depth multiplier 1, channels a multiple of 4,
 # horizontal stride 1 or 2 along the line) and what it hands back to the portable kernel
@@ -126,6 +132,11 @@ CASES = {
     "back_s3": ((10, 10, 4), {"stride": (3, 3)}),
     "back_bias": ((6, 7, 8), {"big_bias": True}),
     "back_shift": ((6, 7, 8), {"out_scale": 0.0004}),
+    # one channel's shift far below the others' (-22, as in a VWW model; -23, the path's limit)
+    # stays on the fast path; -24 hands the layer back
+    "shift22_one": ((8, 9, 8), SHIFT[22]),
+    "shift23_one": ((8, 9, 8), SHIFT[23]),
+    "back_shift24_one": ((8, 9, 8), SHIFT[24]),
 }
 
 BOARDS = ["stm32f746", "stm32f407"]  # Cortex-M7, Cortex-M4: the DSP path
@@ -165,3 +176,27 @@ def test_fast_depthwise_in_place(name: str, hwc: tuple, board: str, tmp_path: Pa
     assert second and p.storage[second[0].inputs[0]] == p.storage[second[0].outputs[0]]
     r = api.compare_plan(p, model, board=board, n=3, layers=True)
     assert r.ok, str(r)
+
+
+@pytest.mark.qemu
+def test_one_channels_shift_keeps_the_layer_fast(tmp_path: Path) -> None:
+    """A channel with shift -22 or -23 does not send the whole layer to the portable kernel:
+    its fast build's instructions stay the ordinary layer's fraction of the portable build's,
+    while a -24 channel (beyond what SMMLAR's constant can hold) hands the layer back."""
+
+    def ratio(opts: dict) -> float:
+        model = dw_model(
+            tmp_path / f"m{len(opts)}_{sorted(opts.items())}.tflite", (8, 9, 8), **opts
+        )
+        fast, slow = (
+            api.compare(model, board="qemu-m7", n=1, layers=False, portable=portable)
+            for portable in (False, True)
+        )
+        assert fast.ok and slow.ok, (str(fast), str(slow))
+        return fast.profile["instructions"] / slow.profile["instructions"]
+
+    plain = ratio({})
+    assert plain < 0.6  # the fast path pays off on this layer at all
+    for r in (22, 23):
+        assert ratio(SHIFT[r]) < plain * 1.05, (r, plain)
+    assert ratio(SHIFT[24]) > plain * 1.3  # handed back: clearly slower

@@ -24,8 +24,9 @@
  *      64-bit arithmetic, tc_kernel_util.h's tc_rq2_s8: TFLite's with SMMLAR, or onnxruntime's
  *      in float32 (tc_requant's ONNX variant: an ONNX layer, on cores with an FPU), a
  *      compile-time argument of the line functions; a narrower fused activation afterwards.
- *    The conditions (|bias_eff| < 2^29 so that 2 * acc cannot overflow; TFLite: 1 <= r <= 20)
- *    are checked on entry; it returns 0 (nothing written) when anything fails.
+ *    The conditions (|bias_eff| < 2^29 so that 2 * acc cannot overflow; TFLite: 1 <= r <= 23,
+ *    per channel, so that SMMLAR's q + h stays in int32: see tc_rq2_s8) are checked on entry;
+ *    it returns 0 (nothing written) when anything fails.
  *    In place (out == in) output line y is written over input line y only once input lines up
  *    to y + 1 are in the buffer, which holds everything later lines read: no ring is needed.
  *    That needs a whole line in one buffer tile (TC_DW3_COLS columns), else it returns 0.
@@ -448,7 +449,7 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     }
     for (c = 0; c < C; c++) {
         const int32_t b = p->bias_eff[c], r = -p->shift[c];
-        if (b >= (1 << 29) || b <= -(1 << 29) || (!onnx && (r < 1 || r > 20))) {
+        if (b >= (1 << 29) || b <= -(1 << 29) || (!onnx && (r < 1 || r > 23))) {
             return 0;
         }
     }
