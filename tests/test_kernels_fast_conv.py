@@ -18,7 +18,7 @@ of 4, odd widths and pixel counts, padding, strides 1 and 2, depths not a multip
   without a column (one pixel at a time, borders through a window copied on the stack), in-place
   pointwise pixels through the temp;
 - ``tc_conv_pw_run`` (pointwise, stride 1, windows under 16 values); ``tc_conv_pw_strided_row``
-  (pointwise, strides 2 and 3);
+  (pointwise, strides 2 and 3), both in tc_conv2d_pw_dsp.c;
 - int8 im2col into the output's tail when the planner refuses the scratch (a first layer over
   one or three channels, at the SRAM peak), with the last pixels by the direct loops.
 """

@@ -51,6 +51,30 @@ def test_parser_on_a_listing() -> None:
     assert 0x08000101 in words  # leaf's address (Thumb bit set) is stored: an indirect target
 
 
+def test_parser_keeps_same_named_static_functions_apart() -> None:
+    # two objects each with their own copy of a header's static helper: not one function
+    listing = """
+08000100 <helper>:
+ 8000100:\tpush\t{r4, lr}
+ 8000102:\tpop\t{r4, pc}
+
+08000110 <a>:
+ 8000110:\tpush\t{lr}
+ 8000112:\tbl\t8000100 <helper>
+
+08000120 <helper>:
+ 8000120:\tpush\t{r4, r5, r6, lr}
+ 8000122:\tpop\t{r4, r5, r6, pc}
+
+08000130 <b>:
+ 8000130:\tpush\t{lr}
+ 8000132:\tbl\t8000120 <helper>
+"""
+    funcs, _ = parse_functions(listing)
+    assert funcs["helper"].frame == 8 and funcs["helper@8000120"].frame == 16
+    assert funcs["a"].calls == {"helper"} and funcs["b"].calls == {"helper@8000120"}
+
+
 @pytest.mark.qemu
 @pytest.mark.parametrize("model", ["examples/digits.tflite", "tests/models/kws_dscnn.tflite"])
 def test_bound_covers_the_measured_stack(model: str, tmp_path: Path) -> None:

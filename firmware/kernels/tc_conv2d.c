@@ -1,4 +1,5 @@
-/* tinycompile runtime: CONV_2D, int8 (tc_conv_s8; parameters and conventions in tc_conv2d.h).
+/* tinycompile runtime: CONV_2D, int8 (tc_conv_s8; parameters and conventions in tc_conv2d.h):
+ * the entry point and the portable paths (direct loops, im2col, in place).
  *
  * Matches TensorFlow Lite Micro's reference ConvPerChannel (reference/integer_ops/conv.h):
  * int32 accumulation of filter * (input - input_zero_point) over the taps inside the image, plus
@@ -17,13 +18,13 @@
  *     through a ring holding each output until its input pixel has been read for the last
  *     time; the per-pixel arithmetic is the ordinary path's.
  *
- * Fast paths: the dot products (tc_kernel_util.h) have a DSP variant (SXTB16 + SMLAD, Cortex-M4
- * and M7; same int32 sums, identical results), shared with FULLY_CONNECTED. Two output pixels
- * per pass everywhere but ARMv6-M (too few registers for four accumulators there). On DSP cores
- * also: a lone pixel takes four channels per pass (tc_dot14_s8 / tc_dot14r_s8); pointwise
- * layers run their own loops (tc_conv_pw_run for stride 1, channel pairs outermost;
- * tc_conv_pw_strided_row for stride s >= 2, channel pairs (oc, oc + s)); requantization uses
- * tc_out_s8_dsp (tc_requant's arithmetic, fewer instructions).
+ * Fast paths: the dot products (tc_dot.h) have a DSP variant (tc_dot_dsp.h: SXTB16 + SMLAD,
+ * Cortex-M4 and M7; same int32 sums, identical results), shared with FULLY_CONNECTED. Two
+ * output pixels per pass everywhere but ARMv6-M (too few registers for four accumulators
+ * there). On DSP cores also: tc_conv_s8_dsp (tc_conv2d_dsp.c) is tried first, the int16 column
+ * GEMM or the pointwise loops of tc_conv2d_pw_dsp.c; a lone pixel takes four channels per pass
+ * (tc_dot14_s8 / tc_dot14r_s8); requantization uses tc_out_s8_dsp (tc_requant's arithmetic,
+ * fewer instructions). ARMv6-M: tc_conv2d_m0.c. 16x8 (tc_conv_s16): tc_conv2d_int16.c.
  *
  * Without an im2col scratch (the planner refused it at the SRAM peak) a k x k layer with a
  * small window (k_h * k_w * in_c <= TC_CONV_OUTCOL_MAX_K) copies its windows into the tail of
@@ -54,14 +55,6 @@
 /* Largest window (k_h * k_w * in_c) copied into the output's tail when no im2col scratch is
  * given (see tc_conv_s8). */
 #define TC_CONV_OUTCOL_MAX_K 64
-
-/* Smallest window (k_h * k_w * in_c) worth the int16 column GEMM (tc_conv2d_dsp.c) out of
- * place: below it the per-channel-pair overhead outweighs the saved sign extensions and the
- * int8 paths are faster; nor is it worth it for windows over in_c % 4 != 0 channels (copied
- * byte by byte) feeding fewer than 16 output channels (measured in QEMU on the layers of
- * MobileNet, DS-CNN and ResNet-8). In place a granted column buffer is always used (it also
- * spares the one-pixel temp). */
-#define TC_COL16_MIN_K 16
 
 /* Per-call constants of a convolution, computed once (no divisions in the pixel loops). */
 typedef struct {
@@ -195,112 +188,6 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
     }
 }
 
-#if TC_DSP
-/* Pointwise (1x1, stride 1, no groups) over npix consecutive pixels: in holds npix pixels of
- * in_c bytes, out receives npix pixels of out_c bytes (disjoint, or the in-place callers' own
- * guarantees). Two pixels x two channels per pass share every load (tc_dot22_s8: the second
- * pixel and the second channel are both in_c bytes on); a lone pixel takes four channels per
- * pass. No window bookkeeping: this is the loop the 1x1 layers of DS-CNN / MobileNet live in. */
-static void tc_conv_pw_run(const tc_conv_params_t *p, const int8_t *in, int32_t npix,
-                           int8_t *out)
-{
-    const int32_t C = p->in_c, OC = p->out_c;
-    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
-    const int8_t *const wts = p->weights;
-    const int32_t *const be = p->bias_eff, *const mu = p->mult, *const sh = p->shift;
-    const int32_t npair = npix & ~1;
-    int32_t i = npair, oc;
-    /* channel pairs outermost: their weights, bias and requantization stay put while the
-     * pixel pairs stream by (out does not overlap in, or npix <= 2) */
-    for (oc = 0; npair > 0 && oc + 1 < OC; oc += 2) {
-        const int8_t *const w = wts + oc * C;
-        const int32_t b0 = be[oc], b1 = be[oc + 1];
-        const int32_t m0 = mu[oc], m1 = mu[oc + 1], s0 = sh[oc], s1 = sh[oc + 1];
-        const int8_t *x = in;
-        int8_t *o = out + oc;
-        for (i = 0; i < npair; i += 2) {
-            int32_t a[4];
-            a[0] = a[2] = b0;
-            a[1] = a[3] = b1;
-            if ((C & 7) == 0) {
-                tc_dot22_x8_s8(x, w, C, C, a);
-            } else {
-                tc_dot22_s8(x, x + C, w, w + C, C, a);
-            }
-            o[0] = TC_OUT(a[0], m0, s0, oo, lo, hi);
-            o[1] = TC_OUT(a[1], m1, s1, oo, lo, hi);
-            o[OC] = TC_OUT(a[2], m0, s0, oo, lo, hi);
-            o[OC + 1] = TC_OUT(a[3], m1, s1, oo, lo, hi);
-            x += 2 * C;
-            o += 2 * OC;
-        }
-    }
-    if (npair > 0 && oc < OC) {
-        const int8_t *const w = wts + oc * C;
-        for (i = 0; i < npair; i++) {
-            out[i * OC + oc] =
-                TC_OUT(tc_dot_s8(in + i * C, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
-        }
-    }
-    if (i < npix) {
-        const int8_t *x = in + i * C;
-        int8_t *o = out + i * OC;
-        for (oc = 0; oc + 3 < OC; oc += 4) {
-            int32_t a[4], k;
-            for (k = 0; k < 4; k++) {
-                a[k] = be[oc + k];
-            }
-            tc_dot14_s8(x, wts + oc * C, C, C, a);
-            for (k = 0; k < 4; k++) {
-                o[oc + k] = TC_OUT(a[k], mu[oc + k], sh[oc + k], oo, lo, hi);
-            }
-        }
-        for (; oc < OC; oc++) {
-            o[oc] = TC_OUT(tc_dot_s8(x, wts + oc * C, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
-        }
-    }
-}
-
-/* Pointwise with stride s >= 2 (1x1, no groups), one output row of nx pixels from x (input
- * pixels s * in_c apart): pixel pairs x channel pairs (oc, oc + s), whose weights are s * in_c
- * apart too, so tc_dot22_s8 runs its assembly loop with one offset for both. Channels beyond
- * the last whole block of 2s and a lone last pixel take plain dot products. */
-static void tc_conv_pw_strided_row(const tc_conv_params_t *p, const int8_t *x, int32_t nx,
-                                   int8_t *out)
-{
-    const int32_t C = p->in_c, OC = p->out_c, S = p->stride_w, d = S * C;
-    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
-    const int32_t *const be = p->bias_eff, *const mu = p->mult, *const sh = p->shift;
-    const int32_t oc_blk = OC - OC % (2 * S);
-    int32_t i, oc, j;
-    for (i = 0; i + 1 < nx; i += 2) {
-        const int8_t *xi = x + i * d;
-        int8_t *o = out + i * OC;
-        for (oc = 0; oc < oc_blk; oc += 2 * S) {
-            for (j = oc; j < oc + S; j++) {
-                const int8_t *w = p->weights + j * C;
-                int32_t a[4];
-                a[0] = a[2] = be[j];
-                a[1] = a[3] = be[j + S];
-                tc_dot22_s8(xi, xi + d, w, w + d, C, a);
-                o[j] = TC_OUT(a[0], mu[j], sh[j], oo, lo, hi);
-                o[j + S] = TC_OUT(a[1], mu[j + S], sh[j + S], oo, lo, hi);
-                o[OC + j] = TC_OUT(a[2], mu[j], sh[j], oo, lo, hi);
-                o[OC + j + S] = TC_OUT(a[3], mu[j + S], sh[j + S], oo, lo, hi);
-            }
-        }
-        for (; oc < OC; oc++) {
-            const int8_t *w = p->weights + oc * C;
-            o[oc] = TC_OUT(tc_dot_s8(xi, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
-            o[OC + oc] = TC_OUT(tc_dot_s8(xi + d, w, C, be[oc]), mu[oc], sh[oc], oo, lo, hi);
-        }
-    }
-    if (i < nx) {
-        tc_conv_pw_run(p, x + i * d, 1, out + i * OC);
-    }
-}
-#endif
-
 /* Copy the window of the output pixel whose top-left input is (iy0, ix0) to col as
  * [k_h][k_w][in_c], with the input zero point at taps outside the image. */
 static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
@@ -336,37 +223,21 @@ static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
 
 /* A border pixel on DSP cores (groups == 1, small windows): its window is copied to a stack
  * buffer with the zero point in the padding (those taps then add w * (zero_point + in_offset)
- * = 0, so bias_eff applies) and run as one contiguous dot product, four channels per pass,
- * instead of the reference formula channel by channel over short rows. The buffer is stack,
- * not arena: TC_CONV_EDGE_MAX_K bytes at most, within every board's stack reserve. */
+ * = 0, so bias_eff applies) and run as one contiguous dot product, four channels per pass
+ * (tc_conv_window_dsp), instead of the reference formula channel by channel over short rows.
+ * The buffer is stack, not arena: TC_CONV_EDGE_MAX_K bytes at most, within every board's stack
+ * reserve. */
 static void tc_conv_edge(const tc_conv_geo_t *g, const int8_t *img, int32_t oy, int32_t ox,
                          int8_t *out)
 {
     const tc_conv_params_t *p = g->p;
-    const int32_t K = g->wstride, OC = p->out_c;
-    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
     uint32_t buf[TC_CONV_EDGE_MAX_K / 4];
-    int8_t *const win = (int8_t *)buf;
-    int32_t oc = 0, k;
-    if (p->groups != 1 || K > TC_CONV_EDGE_MAX_K) {
+    if (p->groups != 1 || g->wstride > TC_CONV_EDGE_MAX_K) {
         tc_conv_border(g, img, oy, ox, out);
         return;
     }
-    tc_im2col(p, img, oy * p->stride_h - p->pad_h, ox * p->stride_w - p->pad_w, win);
-    for (; oc + 3 < OC; oc += 4) {
-        int32_t a[4];
-        for (k = 0; k < 4; k++) {
-            a[k] = p->bias_eff[oc + k];
-        }
-        tc_dot14_s8(win, p->weights + oc * K, K, K, a);
-        for (k = 0; k < 4; k++) {
-            out[oc + k] = TC_OUT(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
-        }
-    }
-    for (; oc < OC; oc++) {
-        out[oc] = TC_OUT(tc_dot_s8(win, p->weights + oc * K, K, p->bias_eff[oc]), p->mult[oc],
-                         p->shift[oc], oo, lo, hi);
-    }
+    tc_im2col(p, img, oy * p->stride_h - p->pad_h, ox * p->stride_w - p->pad_w, (int8_t *)buf);
+    tc_conv_window_dsp(p, (const int8_t *)buf, g->wstride, out); /* tc_conv2d_pw_dsp.c */
 }
 #else
 #define tc_conv_edge tc_conv_border
@@ -475,116 +346,14 @@ static void tc_conv_im2col(const tc_conv_geo_t *g, const int8_t *in, int8_t *out
 }
 
 #if TC_DSP
-/* Next output pixel in raster order over batches, rows and columns. */
-TC_INLINE void tc_conv_next(const tc_conv_params_t *p, int32_t *n, int32_t *oy, int32_t *ox)
-{
-    if (++*ox == p->out_w) {
-        *ox = 0;
-        if (++*oy == p->out_h) {
-            *oy = 0;
-            ++*n;
-        }
-    }
-}
-
-/* CONV_2D through the int16 column GEMM (tc_conv2d_dsp.c), groups == 1, any window (1x1
- * included): output pixels (counted over batches, rows and columns) two at a time, each pair's
- * windows copied to col, then every output channel of both. Pixels from lim on are left to the
- * direct loops: the caller may have put col over their output bytes (see tc_conv_s8). */
-static void tc_conv_col16(const tc_conv_geo_t *g, const int8_t *in, int8_t *out, int16_t *col,
-                          int32_t lim)
+/* Output pixels from idx on (counted over batches, rows and columns) by the direct loops: the
+ * tail a DSP path left (tc_conv_s8_dsp), whose output bytes held its column buffer. */
+static void tc_conv_tail(const tc_conv_geo_t *g, const int8_t *in, int8_t *out, int32_t idx)
 {
     const tc_conv_params_t *p = g->p;
-    const int32_t HWC = p->in_h * p->in_w * p->in_c, OC = p->out_c;
-    const int32_t K = p->k_h * p->k_w * p->in_c, npix = p->batches * p->out_h * p->out_w;
-    const int32_t sh = p->stride_h, sw = p->stride_w, ph = p->pad_h, pw = p->pad_w;
-    int32_t idx = 0, n = 0, oy = 0, ox = 0;
-    for (; idx < npix && idx < lim; idx += 2) {
-        int8_t *const o0 = out + idx * OC;
-        tc_col16_window(p, in + n * HWC, oy * sh - ph, ox * sw - pw, col, 0);
-        tc_conv_next(p, &n, &oy, &ox);
-        if (idx + 1 < npix && idx + 1 < lim) {
-            tc_col16_window(p, in + n * HWC, oy * sh - ph, ox * sw - pw, col, 1);
-            tc_conv_next(p, &n, &oy, &ox);
-            tc_conv_col16_pair(p, col, K, o0, o0 + OC);
-        } else {
-            tc_conv_col16_pair(p, col, K, o0, 0);
-            idx--; /* one pixel done */
-        }
-    }
+    const int32_t OW = p->out_w, OHW = p->out_h * OW, npix = p->batches * OHW;
     for (; idx < npix; idx++) {
-        tc_conv_pixel(g, in, n, oy, ox, out + idx * OC);
-        tc_conv_next(p, &n, &oy, &ox);
-    }
-}
-
-/* 1x1 CONV_2D, stride 1, no groups, in place (input d = in - out bytes from the output, see
- * tc_pw_forward), with a column buffer: pixels i, i + 1 are copied to col first, so their own
- * input bytes are free and both outputs go straight to their place (forwards: outputs never
- * reach input pixels > i + 1; backwards, pairs (i - 1, i): never input pixels < i - 1). No
- * temp. */
-static void tc_conv_pw_inplace_col16(const tc_conv_params_t *p, const int8_t *in, int8_t *out,
-                                     int16_t *col)
-{
-    const int32_t C = p->in_c, OC = p->out_c, N = p->batches * p->in_h * p->in_w;
-    int32_t i;
-    if (tc_pw_forward((int32_t)(in - out), N, C, OC)) {
-        for (i = 0; i < N; i += 2) {
-            const int two = i + 1 < N;
-            tc_col16_pixels(in + i * C, C, col, 0);
-            if (two) {
-                tc_col16_pixels(in + (i + 1) * C, C, col, 1);
-            }
-            tc_conv_col16_pair(p, col, C, out + i * OC, two ? out + (i + 1) * OC : 0);
-        }
-    } else {
-        for (i = N - 1; i >= 0; i -= 2) {
-            if (i > 0) {
-                tc_col16_pixels(in + (i - 1) * C, C, col, 0);
-                tc_col16_pixels(in + i * C, C, col, 1);
-                tc_conv_col16_pair(p, col, C, out + (i - 1) * OC, out + i * OC);
-            } else {
-                tc_col16_pixels(in, C, col, 0);
-                tc_conv_col16_pair(p, col, C, out, 0);
-            }
-        }
-    }
-}
-
-/* The k x k in-place ring (tc_conv_ring_inplace) with a column buffer: outputs i, i + 1 are
- * computed together once both windows are in col; their slots' pending outputs i - D and
- * i + 1 - D are stored first (input pixel i + 1 - D was last read by output i's window, which
- * col now holds), so the ring keeps its R = min(D, H * W) slots. */
-static void tc_conv_ring_col16(const tc_conv_params_t *p, int8_t *buf, int16_t *col)
-{
-    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, HW = H * W;
-    const int32_t D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW;
-    const int32_t K = p->k_h * p->k_w * C;
-    int8_t *const ring = p->tmp;
-    int32_t n, i, k;
-    for (n = 0; n < p->batches; n++) {
-        const int8_t *const img = buf + n * HW * C;
-        int8_t *const dst = buf + n * HW * OC;
-        int32_t s0 = 0;
-        for (i = 0; i < HW; i += 2) {
-            const int two = i + 1 < HW;
-            const int32_t s1 = s0 + 1 == R ? 0 : s0 + 1;
-            tc_col16_window(p, img, i / W - p->pad_h, i % W - p->pad_w, col, 0);
-            if (two) {
-                tc_col16_window(p, img, (i + 1) / W - p->pad_h, (i + 1) % W - p->pad_w, col, 1);
-            }
-            if (i >= D) {
-                memcpy(dst + (i - D) * OC, ring + s0 * OC, (size_t)OC);
-            }
-            if (two && i + 1 >= D) {
-                memcpy(dst + (i + 1 - D) * OC, ring + s1 * OC, (size_t)OC);
-            }
-            tc_conv_col16_pair(p, col, K, ring + s0 * OC, two ? ring + s1 * OC : 0);
-            s0 = !two ? s1 : (s1 + 1 == R ? 0 : s1 + 1);
-        }
-        for (k = HW - R; k < HW; k++) {
-            memcpy(dst + k * OC, ring + (k % R) * OC, (size_t)OC);
-        }
+        tc_conv_pixel(g, in, idx / OHW, idx % OHW / OW, idx % OW, out + idx * p->out_c);
     }
 }
 #endif
@@ -721,59 +490,22 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     }
 #endif
     tc_conv_geo_init(&g, p);
+#if TC_DSP
+    n = tc_conv_s8_dsp(p, in, out); /* tc_conv2d_dsp.c: pixels done, from the first */
+    if (n > 0) {
+        tc_conv_tail(&g, in, out, n);
+        return;
+    }
+#endif
     if (p->inplace && p->k_h == 1 && p->k_w == 1 &&
         tc_pw_overlap(in, out, p->batches * H * W, C, OC)) {
-#if TC_DSP
-        if (p->col != 0) { /* a column buffer beside the temp */
-            tc_conv_pw_inplace_col16(p, in, out, (int16_t *)(void *)p->col);
-            return;
-        }
-#endif
         tc_conv_pw_inplace(&g, in, out);
         return;
     }
     if (p->inplace && in == out) {
-#if TC_DSP
-        if (p->col != 0) { /* a column buffer beside the ring */
-            tc_conv_ring_col16(p, out, (int16_t *)(void *)p->col);
-            return;
-        }
-#endif
         tc_conv_ring_inplace(&g, in, out);
         return;
     }
-#if TC_DSP
-    if (p->groups == 1 && p->k_h * p->k_w * C >= TC_COL16_MIN_K && (C % 4 == 0 || OC >= 16)) {
-        const int32_t K = p->k_h * p->k_w * C, npix = p->batches * p->out_h * p->out_w;
-        const int32_t t = (tc_col16_bytes(K, C) + 7 + OC - 1) / OC;
-        if (p->col != 0) {
-            tc_conv_col16(&g, in, out, (int16_t *)(void *)p->col, INT32_MAX);
-            return;
-        }
-        if (4 * t <= npix) {
-            /* No column buffer (refused by the planner): the output of the last t pixels is
-             * not written before those pixels are computed, and the output does not overlap
-             * the input outside in place, so the column buffer goes there (8-byte aligned for
-             * LDRD) and the last t pixels take the direct loops. */
-            const uintptr_t at = (uintptr_t)(out + (npix - t) * OC);
-            tc_conv_col16(&g, in, out, (int16_t *)((at + 7u) & ~(uintptr_t)7u), npix - t);
-            return;
-        }
-    }
-    if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->groups == 1) {
-        tc_conv_pw_run(p, in, p->batches * H * W, out);
-        return;
-    }
-    if (p->k_h == 1 && p->k_w == 1 && p->groups == 1 && p->stride_w > 1) {
-        for (n = 0; n < p->batches; n++) {
-            for (oy = 0; oy < p->out_h; oy++) {
-                tc_conv_pw_strided_row(p, in + ((n * H + oy * p->stride_h) * W) * C, p->out_w,
-                                       out + ((n * p->out_h + oy) * p->out_w) * OC);
-            }
-        }
-        return;
-    }
-#endif
     if (p->groups == 1 && p->col != 0 && (p->k_h > 1 || p->k_w > 1)) {
         tc_conv_im2col(&g, in, out, p->col, INT32_MAX);
         return;
@@ -821,44 +553,6 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
             }
             for (; ox < p->out_w; ox++) {
                 tc_conv_edge(&g, img, oy, ox, orow + ox * OC);
-            }
-        }
-    }
-}
-
-/* 16x8 (tc_conv_s16): TFLM's int16 ConvPerChannel. Per output pixel the valid tap range is
- * computed once (tc_tap_range), then per channel an int64 sum over the taps inside the image
- * (padding contributes nothing) of int16 x int8 products, plus the int64 bias. */
-void tc_conv_s16(const tc_conv_s16_params_t *p, const int16_t *in, int16_t *out)
-{
-    const int32_t kc = p->in_c / p->groups, ocg = p->out_c / p->groups;
-    const int32_t wstride = p->k_h * p->k_w * kc;
-    int32_t b, oy, ox, g, oc, ky, kx;
-    for (b = 0; b < p->batches; b++) {
-        const int16_t *img = in + b * p->in_h * p->in_w * p->in_c;
-        for (oy = 0; oy < p->out_h; oy++) {
-            const int32_t y0 = oy * p->stride_h - p->pad_h;
-            int32_t ky0, ky1;
-            tc_tap_range(y0, p->dil_h, p->k_h, p->in_h, &ky0, &ky1);
-            for (ox = 0; ox < p->out_w; ox++) {
-                const int32_t x0 = ox * p->stride_w - p->pad_w;
-                int32_t kx0, kx1;
-                tc_tap_range(x0, p->dil_w, p->k_w, p->in_w, &kx0, &kx1);
-                for (g = 0; g < p->groups; g++) {
-                    for (oc = g * ocg; oc < (g + 1) * ocg; oc++) {
-                        const int8_t *w = p->weights + oc * wstride;
-                        int64_t acc = p->bias[oc];
-                        for (ky = ky0; ky < ky1; ky++) {
-                            const int16_t *row =
-                                img + ((y0 + ky * p->dil_h) * p->in_w) * p->in_c + g * kc;
-                            for (kx = kx0; kx < kx1; kx++) {
-                                acc += tc_dot_s16_s8(row + (x0 + kx * p->dil_w) * p->in_c,
-                                                     w + (ky * p->k_w + kx) * kc, kc, 1);
-                            }
-                        }
-                        *out++ = tc_out_s16(acc, p->rm[oc], p->ts[oc], p->act_min, p->act_max);
-                    }
-                }
             }
         }
     }

@@ -1,5 +1,8 @@
 /* tinycompile runtime: CONV_2D's int16 im2col GEMM, the Cortex-M4/M7 (DSP extension) fast path
- * of tc_conv_s8 (tc_conv2d.c) wherever the planner granted a column buffer (tc_conv2d.h).
+ * of tc_conv_s8 (tc_conv2d.c), and tc_conv_s8_dsp, which tc_conv_s8 tries first on those cores:
+ * the GEMM with the planner's column buffer (tc_conv2d.h; in place beside the temp or the ring),
+ * or out of place with the column in the unwritten tail of the output; else the int8 pointwise
+ * loops of tc_conv2d_pw_dsp.c; what it does not cover goes back to the portable paths.
  *
  * Two output pixels share one column buffer `col`, laid out for SMLAD: the window of each pixel
  * (k_h * k_w * in_c values, K in all, the input zero point at padded taps) is cut into groups of
@@ -233,6 +236,183 @@ void tc_conv_col16_pair(const tc_conv_params_t *p, const int16_t *col, int32_t k
                           o1 + oc + 1);
         }
     }
+}
+
+/* --------------------------------------------------------- CONV_2D through the GEMM */
+
+/* Next output pixel in raster order over batches, rows and columns. */
+TC_INLINE void tc_conv_next(const tc_conv_params_t *p, int32_t *n, int32_t *oy, int32_t *ox)
+{
+    if (++*ox == p->out_w) {
+        *ox = 0;
+        if (++*oy == p->out_h) {
+            *oy = 0;
+            ++*n;
+        }
+    }
+}
+
+/* CONV_2D through the int16 column GEMM, groups == 1, any window (1x1 included): output pixels
+ * [0, lim) (counted over batches, rows and columns) two at a time, each pair's windows copied
+ * to col, then every output channel of both. Pixels from lim on are left to the caller: col may
+ * be over their output bytes (see tc_conv_s8_dsp). */
+static void tc_conv_col16(const tc_conv_params_t *p, const int8_t *in, int8_t *out, int16_t *col,
+                          int32_t lim)
+{
+    const int32_t HWC = p->in_h * p->in_w * p->in_c, OC = p->out_c;
+    const int32_t K = p->k_h * p->k_w * p->in_c;
+    const int32_t sh = p->stride_h, sw = p->stride_w, ph = p->pad_h, pw = p->pad_w;
+    int32_t idx = 0, n = 0, oy = 0, ox = 0;
+    for (; idx < lim; idx += 2) {
+        int8_t *const o0 = out + idx * OC;
+        tc_col16_window(p, in + n * HWC, oy * sh - ph, ox * sw - pw, col, 0);
+        tc_conv_next(p, &n, &oy, &ox);
+        if (idx + 1 < lim) {
+            tc_col16_window(p, in + n * HWC, oy * sh - ph, ox * sw - pw, col, 1);
+            tc_conv_next(p, &n, &oy, &ox);
+            tc_conv_col16_pair(p, col, K, o0, o0 + OC);
+        } else {
+            tc_conv_col16_pair(p, col, K, o0, 0);
+        }
+    }
+}
+
+/* 1x1 CONV_2D, stride 1, no groups, in place (input d = in - out bytes from the output, see
+ * tc_pw_forward), with a column buffer: pixels i, i + 1 are copied to col first, so their own
+ * input bytes are free and both outputs go straight to their place (forwards: outputs never
+ * reach input pixels > i + 1; backwards, pairs (i - 1, i): never input pixels < i - 1). No
+ * temp. */
+static void tc_conv_pw_inplace_col16(const tc_conv_params_t *p, const int8_t *in, int8_t *out,
+                                     int16_t *col)
+{
+    const int32_t C = p->in_c, OC = p->out_c, N = p->batches * p->in_h * p->in_w;
+    int32_t i;
+    if (tc_pw_forward((int32_t)(in - out), N, C, OC)) {
+        for (i = 0; i < N; i += 2) {
+            const int two = i + 1 < N;
+            tc_col16_pixels(in + i * C, C, col, 0);
+            if (two) {
+                tc_col16_pixels(in + (i + 1) * C, C, col, 1);
+            }
+            tc_conv_col16_pair(p, col, C, out + i * OC, two ? out + (i + 1) * OC : 0);
+        }
+    } else {
+        for (i = N - 1; i >= 0; i -= 2) {
+            if (i > 0) {
+                tc_col16_pixels(in + (i - 1) * C, C, col, 0);
+                tc_col16_pixels(in + i * C, C, col, 1);
+                tc_conv_col16_pair(p, col, C, out + (i - 1) * OC, out + i * OC);
+            } else {
+                tc_col16_pixels(in, C, col, 0);
+                tc_conv_col16_pair(p, col, C, out, 0);
+            }
+        }
+    }
+}
+
+/* The k x k in-place ring (tc_conv_ring_inplace) with a column buffer: outputs i, i + 1 are
+ * computed together once both windows are in col; their slots' pending outputs i - D and
+ * i + 1 - D are stored first (input pixel i + 1 - D was last read by output i's window, which
+ * col now holds), so the ring keeps its R = min(D, H * W) slots. */
+static void tc_conv_ring_col16(const tc_conv_params_t *p, int8_t *buf, int16_t *col)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, HW = H * W;
+    const int32_t D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW;
+    const int32_t K = p->k_h * p->k_w * C;
+    int8_t *const ring = p->tmp;
+    int32_t n, i, k;
+    for (n = 0; n < p->batches; n++) {
+        const int8_t *const img = buf + n * HW * C;
+        int8_t *const dst = buf + n * HW * OC;
+        int32_t s0 = 0;
+        for (i = 0; i < HW; i += 2) {
+            const int two = i + 1 < HW;
+            const int32_t s1 = s0 + 1 == R ? 0 : s0 + 1;
+            tc_col16_window(p, img, i / W - p->pad_h, i % W - p->pad_w, col, 0);
+            if (two) {
+                tc_col16_window(p, img, (i + 1) / W - p->pad_h, (i + 1) % W - p->pad_w, col, 1);
+            }
+            if (i >= D) {
+                memcpy(dst + (i - D) * OC, ring + s0 * OC, (size_t)OC);
+            }
+            if (two && i + 1 >= D) {
+                memcpy(dst + (i + 1 - D) * OC, ring + s1 * OC, (size_t)OC);
+            }
+            tc_conv_col16_pair(p, col, K, ring + s0 * OC, two ? ring + s1 * OC : 0);
+            s0 = !two ? s1 : (s1 + 1 == R ? 0 : s1 + 1);
+        }
+        for (k = HW - R; k < HW; k++) {
+            memcpy(dst + k * OC, ring + (k % R) * OC, (size_t)OC);
+        }
+    }
+}
+
+/* Smallest window (k_h * k_w * in_c) worth the int16 column GEMM out of place: below it the
+ * per-channel-pair overhead outweighs the saved sign extensions and the int8 paths are faster;
+ * nor is it worth it for windows over in_c % 4 != 0 channels (copied byte by byte) feeding
+ * fewer than 16 output channels (measured in QEMU on the layers of MobileNet, DS-CNN and
+ * ResNet-8). In place a granted column buffer is always used (it also spares the one-pixel
+ * temp). */
+#define TC_COL16_MIN_K 16
+
+/* The DSP paths of tc_conv_s8, tried first by it (tc_conv2d.c): in place, the column GEMM when
+ * a column buffer was granted (else 0: tc_conv_s8's walks through the temp or the ring); out of
+ * place, the column GEMM where it pays (TC_COL16_MIN_K), with the planner's column buffer or
+ * in the output's tail, else the pointwise loops (tc_conv2d_pw_dsp.c). Returns the number of
+ * output pixels computed, from the first (counted over batches, rows and columns): 0 when no
+ * path applies; fewer than all when the column sat over the last pixels' output, which the
+ * caller then computes by the direct loops. */
+int32_t tc_conv_s8_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
+    const int32_t K = p->k_h * p->k_w * C, npix = p->batches * p->out_h * p->out_w;
+    int16_t *const col = (int16_t *)(void *)p->col;
+    int32_t n, oy;
+    if (p->inplace && p->k_h == 1 && p->k_w == 1 &&
+        tc_pw_overlap(in, out, p->batches * H * W, C, OC)) {
+        if (col == 0) {
+            return 0;
+        }
+        tc_conv_pw_inplace_col16(p, in, out, col); /* a column buffer beside the temp */
+        return npix;
+    }
+    if (p->inplace && in == out) {
+        if (col == 0) {
+            return 0;
+        }
+        tc_conv_ring_col16(p, out, col); /* a column buffer beside the ring */
+        return npix;
+    }
+    if (p->groups == 1 && K >= TC_COL16_MIN_K && (C % 4 == 0 || OC >= 16)) {
+        const int32_t t = (tc_col16_bytes(K, C) + 7 + OC - 1) / OC;
+        if (col != 0) {
+            tc_conv_col16(p, in, out, col, npix);
+            return npix;
+        }
+        if (4 * t <= npix) {
+            /* No column buffer (refused by the planner): the output of the last t pixels is
+             * not written before those pixels are computed, and the output does not overlap
+             * the input outside in place, so the column buffer goes there (8-byte aligned for
+             * LDRD) and the last t pixels take the direct loops. */
+            const uintptr_t at = (uintptr_t)(out + (npix - t) * OC);
+            tc_conv_col16(p, in, out, (int16_t *)((at + 7u) & ~(uintptr_t)7u), npix - t);
+            return npix - t;
+        }
+    }
+    if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->groups == 1) {
+        tc_conv_pw_run(p, in, p->batches * H * W, out);
+        return npix;
+    }
+    if (p->k_h == 1 && p->k_w == 1 && p->groups == 1 && p->stride_w > 1) {
+        for (n = 0; n < p->batches; n++) {
+            for (oy = 0; oy < p->out_h; oy++) {
+                tc_conv_pw_strided_row(p, in + ((n * H + oy * p->stride_h) * W) * C, p->out_w,
+                                       out + ((n * p->out_h + oy) * p->out_w) * OC);
+            }
+        }
+        return npix;
+    }
+    return 0;
 }
 
 #endif /* TC_DSP */

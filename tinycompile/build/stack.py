@@ -78,14 +78,18 @@ def _reg_bytes(regs: str) -> int:
 
 def parse_functions(disassembly: str) -> tuple[dict[str, Function], set[int]]:
     """Functions (frame, calls) of an ``objdump -d`` listing, and the words its literal pools
-    hold (candidate function addresses)."""
+    hold (candidate function addresses). A file-local name defined by several objects (a
+    header's static helper) names its first copy; the others are ``name@address``."""
     funcs: dict[str, Function] = {}
     words: set[int] = set()
     cur: Function | None = None
     for line in disassembly.splitlines():
         m = _FUNC.match(line)
         if m:
-            cur = funcs.setdefault(m.group(2), Function(m.group(2), int(m.group(1), 16)))
+            name, addr = m.group(2), int(m.group(1), 16)
+            if name in funcs and funcs[name].addr != addr:  # a static name in two objects
+                name = f"{name}@{addr:x}"
+            cur = funcs.setdefault(name, Function(name, addr))
             continue
         m = _INSN.match(line)
         if not m or cur is None:

@@ -1,0 +1,121 @@
+/* tinycompile runtime, internal: the DSP building blocks (Cortex-M4/M7, __ARM_FEATURE_DSP)
+ * shared by the kernel files: unaligned word loads, SXTB16 and PKHBT/PKHTB, and the DSP
+ * requantizations (tc_rq2_s8 for DEPTHWISE_CONV_2D's doubled accumulators, tc_out_s8_dsp for
+ * the CONV_2D / FULLY_CONNECTED loops: tc_out_s8's arithmetic in fewer instructions).
+ * Part of tc_kernel_util.h, which includes it once TC_DSP is set; empty where TC_DSP is 0.
+ */
+#ifndef TC_DSP_H
+#define TC_DSP_H
+
+#ifndef TC_KERNEL_UTIL_H
+#error "tc_dsp.h is included through tc_kernel_util.h"
+#endif
+
+#if TC_DSP
+#include <arm_acle.h>
+
+TC_INLINE uint32_t tc_ld32(const int8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4); /* unaligned LDR: allowed on M4/M7 */
+    return v;
+}
+
+/* SXTB16: bytes 0 and 2, sign-extended into two 16-bit lanes. */
+TC_INLINE uint32_t tc_sxtb16_lo(uint32_t v)
+{
+    return (uint32_t)__sxtb16(v);
+}
+
+/* SXTB16 of the value rotated right by 8 (bytes 1 and 3), in one instruction. */
+TC_INLINE uint32_t tc_sxtb16_hi(uint32_t v)
+{
+    uint32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+    return r;
+}
+
+/* (lo half of a, lo half of b) and (hi half of a, hi half of b). */
+TC_INLINE uint32_t tc_pkhbt16(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+TC_INLINE uint32_t tc_pkhtb16(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
+    return r;
+}
+
+/* One int8 output from a doubled accumulator acc2 = 2 * acc (DEPTHWISE_CONV_2D's 3x3 path
+ * doubles its weights and bias for free), with per-channel constants formed once:
+ *   onnx = 0, TFLite: m the multiplier, q = 2^(r-1) + out_offset * 2^r, r = -shift in [1, 20];
+ *     SMMLAR(2 * acc, m, q) = q + h, h = SaturatingRoundingDoublingHighMul(acc, m) exactly
+ *     (2 * acc fits int32: |bias_eff| < 2^29 is checked by the caller); adding the sign of acc
+ *     and shifting by r gives RoundingDivideByPOT(h, r) + out_offset (see tc_requant in
+ *     tc_qmath.h for why the sign of acc can stand for the sign of h), SSAT saturates to int8;
+ *   onnx = 1, tc_requant's ONNX variant on a core with a single-precision FPU: m the IEEE bits
+ *     of scale / 2, q the output zero point: round_half_even(float(acc2) * (scale / 2)), which
+ *     is float(float(acc) * scale) rounded (the doubling and the halving are exact), plus q,
+ *     saturated (QADD, then SSAT). r is unused. */
+TC_INLINE int32_t tc_rq2_s8(int32_t acc2, int32_t m, int32_t q, int32_t r, const int onnx)
+{
+    int32_t v;
+    if (!onnx) {
+        __asm__("smmlar %0, %1, %2, %3" : "=r"(v) : "r"(acc2), "r"(m), "r"(q));
+        v = (v + (acc2 >> 31)) >> r;
+    } else {
+#if TC_FPU_SP
+        union {
+            int32_t i;
+            float f;
+        } s, t;
+        s.i = m;
+        __asm__("vcvtr.s32.f32 %0, %1" : "=t"(t.f) : "t"((float)acc2 * s.f));
+        v = __qadd(t.i, q);
+#else
+        v = 0; /* never called: the caller needs an FPU for the ONNX variant */
+        (void)q;
+#endif
+    }
+    return __ssat(v, 8);
+}
+
+/* tc_requant(x, m, shift) for shift < 0, given the constants a loop hoists: r1 = ~shift and
+ * t = 1 << r1; six instructions. With r = -shift >= 1, tc_requant's c = 2^(r-1) + (x >> 31)
+ * and base = c * 2^31 + 2^30 (low word (c << 31) | 2^30, high word c >> 1); SMLAL adds x * m
+ * to base in 64 bits and the result is the high word >> (r - 1), r - 1 = ~shift. */
+TC_INLINE int32_t tc_requant_rs_dsp(int32_t x, int32_t m, uint32_t r1, uint32_t t)
+{
+    uint32_t u, bl, bh;
+    __asm__("add     %[u], %[t], %[x], asr #31\n\t"
+            "lsl     %[bl], %[u], #31\n\t"
+            "orr     %[bl], %[bl], #0x40000000\n\t"
+            "asr     %[bh], %[u], #1\n\t"
+            "smlal   %[bl], %[bh], %[x], %[m]\n\t"
+            "asr     %[bh], %[bh], %[r1]\n\t"
+            : [u] "=&r"(u), [bl] "=&r"(bl), [bh] "=&r"(bh)
+            : [x] "r"(x), [m] "r"(m), [r1] "r"(r1), [t] "r"(t));
+    return (int32_t)bh;
+}
+
+/* tc_out_s8 for the CONV_2D / FULLY_CONNECTED loops: the same arithmetic (tc_qmath.h's
+ * tc_requant_conv), its right-shift branch through tc_requant_rs_dsp. */
+TC_INLINE int8_t tc_out_s8_dsp(int32_t acc, int32_t mult, int32_t shift, int32_t off,
+                               int32_t lo, int32_t hi)
+{
+    int32_t y;
+    if (shift < 0) {
+        const uint32_t r1 = ~(uint32_t)shift;
+        y = tc_requant_rs_dsp(acc, mult, r1, 1u << r1);
+    } else {
+        y = tc_requant_conv(acc, mult, shift);
+    }
+    return (int8_t)tc_clamp(y + off, lo, hi);
+}
+#endif
+
+#endif /* TC_DSP_H */
