@@ -52,9 +52,11 @@ TC_INLINE uint32_t tc_pkhtb16(uint32_t a, uint32_t b)
 
 /* One int8 output from a doubled accumulator acc2 = 2 * acc (DEPTHWISE_CONV_2D's 3x3 path
  * doubles its weights and bias for free), with per-channel constants formed once:
- *   onnx = 0, TFLite: m the multiplier, q = 2^(r-1) + out_offset * 2^r, r = -shift in [1, 20];
+ *   onnx = 0, TFLite: m the multiplier, q = 2^(r-1) + out_offset * 2^r, r = -shift in [1, 23];
  *     SMMLAR(2 * acc, m, q) = q + h, h = SaturatingRoundingDoublingHighMul(acc, m) exactly
- *     (2 * acc fits int32: |bias_eff| < 2^29 is checked by the caller); adding the sign of acc
+ *     (2 * acc fits int32: |bias_eff| < 2^29 is checked by the caller, and 9 taps add less than
+ *     2^18, so |h| <= |acc| + 1 < 2^29 + 2^18; with |out_offset| <= 128 and r <= 23,
+ *     |q| <= 2^30 + 2^22, so q + h stays inside int32: r = 24 would not); adding the sign of acc
  *     and shifting by r gives RoundingDivideByPOT(h, r) + out_offset (see tc_requant in
  *     tc_qmath.h for why the sign of acc can stand for the sign of h), SSAT saturates to int8;
  *   onnx = 1, tc_requant's ONNX variant on a core with a single-precision FPU: m the IEEE bits
