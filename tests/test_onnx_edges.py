@@ -39,7 +39,7 @@ from tests.onnxgen import edges as E  # noqa: E402
 
 FW = Path(__file__).resolve().parent.parent / "firmware"
 F32 = np.float32
-MODELS = ["softmax", "softmax_u8", "mul", "mul_u8", "resize", "resize10"]
+MODELS = ["softmax", "softmax_u8", "mul", "mul_u8", "resize", "resize10", "conv_pads"]
 
 
 @pytest.fixture(scope="module")

@@ -159,12 +159,37 @@ def resize10() -> onnx.ModelProto:
     return _model("resize10", nodes, [_io("x", F32, [1, 2, 5, 7])], outs, inits, opset=10)
 
 
+def conv_pads() -> onnx.ModelProto:
+    """QuantizeLinear, then QLinearConvs whose padding reaches past their windows: a 1x1 with
+    pads 1 (a border of bias-only outputs), a chain continuing with a 3x3 with pads
+    (top 3, left 1, bottom 0, right 2): its top output row's window lies wholly in padding."""
+    rng = np.random.default_rng(5)
+    inits = [_c("xs", 0.05, F32), _c("xz", -3, np.int8), _c("ys", 0.07, F32),
+             _c("yz", 4, np.int8), _c("zs", 0.09, F32), _c("zz", -6, np.int8),
+             _c("w1", rng.integers(-100, 100, (6, 4, 1, 1)), np.int8),
+             _c("w3", rng.integers(-100, 100, (5, 6, 3, 3)), np.int8),
+             _c("ws1", rng.uniform(0.005, 0.02, 6), F32),
+             _c("ws3", rng.uniform(0.005, 0.02, 5), F32),
+             _c("wz1", np.zeros(6), np.int8), _c("wz3", np.zeros(5), np.int8),
+             _c("b1", rng.integers(-300, 300, 6), np.int32),
+             _c("b3", rng.integers(-300, 300, 5), np.int32)]  # fmt: skip
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("QLinearConv", ["xq", "xs", "xz", "w1", "ws1", "wz1", "ys", "yz", "b1"],
+                         ["y"], pads=[1, 1, 1, 1]),
+        helper.make_node("QLinearConv", ["y", "ys", "yz", "w3", "ws3", "wz3", "zs", "zz", "b3"],
+                         ["z"], pads=[3, 1, 0, 2]),
+    ]  # fmt: skip
+    outs = [_io("y", np.int8, None), _io("z", np.int8, None)]
+    return _model("conv_pads", nodes, [_io("x", F32, [1, 4, 5, 6])], outs, inits)
+
+
 def build_edges(out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     made = {}
     for name, m in (("softmax", softmax()), ("softmax_u8", softmax(np.uint8)), ("mul", mul()),
                     ("mul_u8", mul(np.uint8)), ("resize", resize()),
-                    ("resize10", resize10())):  # fmt: skip
+                    ("resize10", resize10()), ("conv_pads", conv_pads())):  # fmt: skip
         p = out / f"{name}.onnx"
         onnx.save(m, p)
         made[name] = p

@@ -81,7 +81,7 @@ class OnnxConvOp(RowsByWindow, Operator):
             b = None if bias is None else bias.data
             bounds = acc_bounds(np.asarray(w.data), b, x.quant.zp)
             big = max(sh, sw, dh, dw, (kh - 1) * dh + 1, (kw - 1) * dw + 1) > MAX_WINDOW
-            if integer_form_ok(scales, bounds) and not big:
+            if integer_form_ok(scales, bounds) and not big and windows_touch(geo):
                 mults, shifts = onnx_multipliers(scales)
                 if groups == 1:
                     return conv2d.conv_s8(op, g, geo, 1, mults, shifts)
@@ -104,3 +104,17 @@ class OnnxConvOp(RowsByWindow, Operator):
         if not isinstance(d, (conv2d.Conv2D, depthwise.Depthwise)):
             return None  # the portable ONNX kernel has no row geometry
         return super().row_reach(op, g, d)
+
+
+def windows_touch(geo: Window) -> bool:
+    """A 1x1 layer is unpadded, as the pointwise kernels assume (TFLite's padding never pads a
+    1x1 window; ONNX pads may, making a border of bias-only outputs): such a layer runs on the
+    portable ONNX kernel. Larger windows reaching wholly into padding are fine
+    (tests/onnxgen/handmade.py ``pads``)."""
+    if geo.k_h != 1 or geo.k_w != 1:
+        return True
+    return (
+        geo.pad_h == geo.pad_w == 0
+        and (geo.out_h - 1) * geo.stride_h <= geo.in_h - 1
+        and (geo.out_w - 1) * geo.stride_w <= geo.in_w - 1
+    )
