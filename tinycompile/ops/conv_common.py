@@ -8,7 +8,9 @@ Arithmetic is TensorFlow Lite Micro's:
   ``double(input_scale) * double(filter_scale[c]) / double(output_scale)`` (a per-tensor filter
   scale is broadcast), computed in double. The filter zero point is ignored by the kernels.
 - Padding: ``ComputePaddingHeightWidth`` (top/left pad = floor of half the total); padded taps
-  contribute nothing to the accumulator.
+  contribute nothing to the accumulator. ``EXPLICIT`` padding (``attrs["pads"]`` = top, bottom,
+  left, right: an explicit PAD folded into the layer, ``passes/pad_fold.py``) may be
+  asymmetric; every window must still reach the image (none wholly in the padding).
 - The input zero point is folded into the bias at compile time
   (``bias_eff = bias + input_offset * sum(weights)``, wrapped to int32 exactly as the kernel's
   int32 accumulator would wrap), so interior outputs are pure int8 dot products; border outputs
@@ -55,6 +57,19 @@ def pad_before(stride: int, dil: int, size: int, k: int, out_n: int) -> int:
     eff = (k - 1) * dil + 1
     total = (out_n - 1) * stride + eff - size
     return max(total // 2, 0) if total > 0 else 0
+
+
+def explicit_out_size(size: int, k: int, stride: int, dil: int, before: int, after: int) -> int:
+    """Outputs of a window over ``size`` padded with ``before`` and ``after`` (VALID's count over
+    the padded size)."""
+    return (size + before + after - dil * (k - 1) - 1) // stride + 1
+
+
+def windows_reach(size: int, k: int, stride: int, dil: int, before: int, out_n: int) -> bool:
+    """Whether every output's window covers some of ``size`` input rows (none lies wholly in the
+    padding): the first window ends at or after row 0, the last starts at or before the end."""
+    eff = (k - 1) * dil + 1
+    return before <= eff - 1 and (out_n - 1) * stride - before <= size - 1
 
 
 def has_border(size: int, k: int, stride: int, dil: int, pad: int, out_n: int) -> bool:
@@ -145,7 +160,7 @@ def window(op: Op, g: Graph, kh: int, kw: int) -> Window:
     if len(x.shape) != 4 or len(o.shape) != 4:
         raise fail(op, f"expects rank-4 NHWC input and output, got {list(x.shape)}")
     padding = op.attrs.get("padding")
-    if padding not in ("SAME", "VALID"):
+    if padding not in ("SAME", "VALID", "EXPLICIT"):
         raise fail(op, f"padding {padding} is not supported")
     sh, sw = op.attrs.get("stride", (1, 1))
     dh, dw = op.attrs.get("dilation", (1, 1))
@@ -160,16 +175,40 @@ def window(op: Op, g: Graph, kh: int, kw: int) -> Window:
     if kh < 1 or kw < 1:
         raise fail(op, f"empty {kh}x{kw} window")
     n, h, wd, c = x.shape
-    oh = out_size(padding, h, kh, sh, dh)
-    ow = out_size(padding, wd, kw, sw, dw)
+    if padding == "EXPLICIT":
+        top, bottom, left, right = explicit_pads(op)
+        oh = explicit_out_size(h, kh, sh, dh, top, bottom)
+        ow = explicit_out_size(wd, kw, sw, dw, left, right)
+    else:
+        oh = out_size(padding, h, kh, sh, dh)
+        ow = out_size(padding, wd, kw, sw, dw)
     if o.shape[0] != n or o.shape[1] != oh or o.shape[2] != ow:
         raise fail(op, f"output shape {list(o.shape)} does not match the expected {oh}x{ow}")
     if oh < 1 or ow < 1:
         raise fail(op, "the window is larger than the input")
-    ph = pad_before(sh, dh, h, kh, oh)
-    pw = pad_before(sw, dw, wd, kw, ow)
+    if padding == "EXPLICIT":
+        if not (windows_reach(h, kh, sh, dh, top, oh) and windows_reach(wd, kw, sw, dw, left, ow)):
+            pads = [top, bottom, left, right]
+            raise fail(op, f"explicit padding {pads} leaves a window wholly in the padding")
+        ph, pw = top, left
+    else:
+        ph = pad_before(sh, dh, h, kh, oh)
+        pw = pad_before(sw, dw, wd, kw, ow)
     border = has_border(h, kh, sh, dh, ph, oh) or has_border(wd, kw, sw, dw, pw, ow)
     return Window(n, h, wd, c, oh, ow, o.shape[3], kh, kw, sh, sw, dh, dw, ph, pw, border)
+
+
+def explicit_pads(op: Op) -> tuple[int, int, int, int]:
+    """The (top, bottom, left, right) padding of an ``EXPLICIT``-padded op, checked."""
+    pads = op.attrs.get("pads")
+    if (
+        not isinstance(pads, (tuple, list))
+        or len(pads) != 4
+        or not all(isinstance(p, int) and p >= 0 for p in pads)
+    ):
+        raise fail(op, f"explicit padding {pads} is not 4 non-negative sizes")
+    top, bottom, left, right = pads
+    return top, bottom, left, right
 
 
 def check_io(op: Op, g: Graph) -> bool:

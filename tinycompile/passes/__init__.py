@@ -6,6 +6,7 @@ graph to a new graph (the given graph is never modified; unchanged tensors and o
 - ``decode_options`` (``decode``): each op's raw file options become its unit's typed
   attributes;
 - ``fold_constants`` (``fold``): alias ops (reshape, squeeze) of constants become constants;
+- ``fold_pads`` (``pad_fold``): a zero-point PAD in front of a convolution becomes its padding.
 
 A pass that changes what the planner sees (folding a PAD into the convolution after it, an input
 TRANSPOSE, ...) is one more module here and one more entry in ``PASSES``, with its own tests on
@@ -19,8 +20,10 @@ from collections.abc import Callable
 from ..ir import Graph
 from .decode import decode_options
 from .fold import fold_constants
+from .pad_fold import fold_pads
 
 Pass = Callable[[Graph], Graph]
+PASSES: tuple[Pass, ...] = (decode_options, fold_constants, fold_pads)
 
 
 def run_passes(g: Graph, passes: tuple[Pass, ...] = PASSES) -> Graph:
@@ -30,3 +33,4 @@ def run_passes(g: Graph, passes: tuple[Pass, ...] = PASSES) -> Graph:
     return g
 
 
+__all__ = ["PASSES", "Pass", "decode_options", "fold_constants", "fold_pads", "run_passes"]
