@@ -79,6 +79,13 @@ class Plan:
         return self.lowering.flash_bytes
 
     @property
+    def onnx_variant(self) -> bool:
+        """Whether the kernels must carry the ONNX requantization variant: some layer (streamed
+        ones included) is an ONNX one (firmware/include/tc_qmath.h TC_ONNX_VARIANT)."""
+        kinds = {op.kind for op in self.model_graph.ops}
+        return any(k.startswith("ONNX_") for k in kinds)
+
+    @property
     def sram_bytes(self) -> int:
         """Arena plus state: the model's SRAM."""
         return self.arena_bytes + self.state_bytes

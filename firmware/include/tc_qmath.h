@@ -273,6 +273,13 @@ TC_INLINE int32_t tc_requant_onnx(int32_t x, int32_t bits, int32_t m7)
 }
 #endif
 
+/* Whether the kernels carry the ONNX variant at all. The build defines TC_ONNX_VARIANT=0 for a
+ * model none of whose layers is an ONNX one (tinycompile/pipeline.py Plan.onnx_variant): the
+ * compiler then drops every instance of it (about 7 KB of code on the M4/M7). */
+#ifndef TC_ONNX_VARIANT
+#define TC_ONNX_VARIANT 1
+#endif
+
 /* The requantization of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, whose kernels ONNX
  * convolutions and GEMMs share: tc_requant, or for a shift above 31 its ONNX variant
  * (tc_requant_onnx above). A TFLite layer pays nothing for it where its shift is negative (the
@@ -283,7 +290,7 @@ TC_INLINE int32_t tc_requant_conv(int32_t x, int32_t multiplier, int32_t shift)
     if (shift < 0) {
         return tc_requant(x, multiplier, shift);
     }
-    if (shift > 31) {
+    if (TC_ONNX_VARIANT && shift > 31) {
         return tc_requant_onnx(x, multiplier, shift);
     }
     return tc_requant(x, multiplier, shift);

@@ -439,7 +439,7 @@ int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     /* [line slot][channel][word] */
     uint32_t buf[3][4][TC_DW3_WORDS];
     tc_dw3_chan_t ch[4];
-    const int onnx = p->shift[0] > 31; /* tc_requant's ONNX variant (every channel) */
+    const int onnx = TC_ONNX_VARIANT && p->shift[0] > 31; /* the ONNX variant (all) */
     int32_t c, n, c0;
     if (C % 4 != 0 || (LS != 1 && LS != 2) || XS < 1 || (onnx && !TC_FPU_SP)) {
         return 0;

@@ -46,8 +46,9 @@ TC_INLINE int8_t tc_out_s8_m0v(int32_t acc, int32_t mult, int32_t shift, int32_t
     return (int8_t)tc_clamp(y + off, lo, hi);
 }
 
-/* Whether a layer requantizes with the ONNX variant, from its first shift. */
-#define TC_M0_ONNX(shift) ((shift) > 31)
+/* Whether a layer requantizes with the ONNX variant, from its first shift (never in a build
+ * without it: tc_qmath.h's TC_ONNX_VARIANT). */
+#define TC_M0_ONNX(shift) (TC_ONNX_VARIANT && (shift) > 31)
 
 /* tc_conv2d_m0.c: one output of either variant (the test per call), out of line, for the
  * routines' leftover channels. */

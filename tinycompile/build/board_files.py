@@ -160,19 +160,33 @@ def render_board_files(
     profile: bool = True,
     opt: str = "-O2",
     portable: bool = False,
+    onnx_variant: bool = True,
 ) -> Path:
     """Render DIR/board/NAME/ (tc_board.h, board.ld, emulator.ld, Makefile) and, when missing,
     DIR/board/tc_testvec.h; return DIR/board/NAME."""
     project = Path(project_dir).resolve()
     b = get_board(board)
     write_board_files(
-        project, b, debug_layers=debug_layers, profile=profile, opt=opt, portable=portable
+        project,
+        b,
+        debug_layers=debug_layers,
+        profile=profile,
+        opt=opt,
+        portable=portable,
+        onnx_variant=onnx_variant,
     )
     return project / "board" / b.name
 
 
 def write_board_files(
-    project: Path, b: Board, *, debug_layers: bool, profile: bool, opt: str, portable: bool = False
+    project: Path,
+    b: Board,
+    *,
+    debug_layers: bool,
+    profile: bool,
+    opt: str,
+    portable: bool = False,
+    onnx_variant: bool = True,
 ) -> dict[str, BuildRecipe]:
     """Write the board's files into the (resolved) project `project`; return the build recipe
     of each variant, as the Makefile repeats them."""
@@ -203,6 +217,7 @@ def write_board_files(
             opt=opt,
             boot2_src=boot2 if v == "board" else None,
             portable=portable,
+            onnx_variant=onnx_variant,
         )
         for v in VARIANTS
     }

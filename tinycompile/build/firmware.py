@@ -150,12 +150,15 @@ def build_firmware(
     opt: str = "-O2",
     test_inputs: Sequence[Any] | None = None,
     portable: bool = False,
+    onnx_variant: bool = True,
 ) -> FirmwareBuild:
     """Render the board's files into DIR/board/NAME and build DIR/build/NAME-VARIANT/firmware.*.
 
     `test_inputs` (board variant): the first sample's input tensors, rendered into
     DIR/board/tc_testvec.h (see write_testvec); without it an existing tc_testvec.h is kept.
     `portable`: every kernel on its portable C path (-DTC_PORTABLE), the benchmark's baseline.
+    `onnx_variant` False: the kernels without ONNX layers' requantization (-DTC_ONNX_VARIANT=0;
+    ``Plan.onnx_variant`` says whether a model needs it).
     Raises DoesNotFit (with `.report`, a SizeReport) when the firmware exceeds the board's flash
     or SRAM (no .bin/.hex is left), ToolchainError when a tool is missing or fails.
     """
@@ -171,7 +174,13 @@ def build_firmware(
     if test_inputs is not None:
         write_testvec(project, test_inputs)
     recipe = write_board_files(
-        project, b, debug_layers=debug_layers, profile=profile, opt=opt, portable=portable
+        project,
+        b,
+        debug_layers=debug_layers,
+        profile=profile,
+        opt=opt,
+        portable=portable,
+        onnx_variant=onnx_variant,
     )[variant]
 
     rel_build = f"build/{b.name}-{variant}"

@@ -51,11 +51,14 @@ def make_recipe(
     opt: str,
     boot2_src: str | None,
     portable: bool = False,
+    onnx_variant: bool = True,
 ) -> BuildRecipe:
     """The recipe of `variant` for the project `project_dir` (checks its sources exist).
 
     `portable`: -DTC_PORTABLE, every kernel on its portable C path (no DSP or ARMv6-M fast
-    paths; firmware/kernels/tc_kernel_util.h): the benchmark's baseline."""
+    paths; firmware/kernels/tc_kernel_util.h): the benchmark's baseline. `onnx_variant` False:
+    -DTC_ONNX_VARIANT=0, the kernels without ONNX layers' requantization (firmware/include/
+    tc_qmath.h; a plan with no ONNX layer: ``Plan.onnx_variant``)."""
     assert board.uart is not None and board.emulator is not None
     name = board.name
     defines = [f"-DTC_VARIANT_{variant.upper()}"]
@@ -73,6 +76,8 @@ def make_recipe(
         defines.append("-DTC_DEBUG_LAYERS")
     if portable:
         defines.append("-DTC_PORTABLE")
+    if not onnx_variant:
+        defines.append("-DTC_ONNX_VARIANT=0")
     cflags = [
         *board.cpu_flags(),
         "-masm-syntax-unified",

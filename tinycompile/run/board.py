@@ -96,6 +96,7 @@ def build_board(
                 debug_layers=debug_layers,
                 profile=profile,
                 test_inputs=None if emulator else test_inputs,
+                onnx_variant=p.onnx_variant,
             )
         except DoesNotFit as e:
             raise _with_peak(e, p) from None
@@ -136,6 +137,7 @@ def run_board(
             debug_layers=debug_layers,
             profile=True,
             portable=portable,
+            onnx_variant=p.onnx_variant,
         )
     except DoesNotFit as e:
         raise _with_peak(e, p) from None
