@@ -5,6 +5,8 @@ graph to a new graph (the given graph is never modified; unchanged tensors and o
 
 - ``decode_options`` (``decode``): each op's raw file options become its unit's typed
   attributes;
+- ``transposes_to_reshapes`` (``transpose_alias``): a TRANSPOSE moving only axes of size 1
+  becomes a RESHAPE (no copy, no arena);
 - ``fold_constants`` (``fold``): alias ops (reshape, squeeze) of constants become constants;
 - ``fold_pads`` (``pad_fold``): a zero-point PAD in front of a convolution becomes its padding.
 
@@ -21,9 +23,10 @@ from ..ir import Graph
 from .decode import decode_options
 from .fold import fold_constants
 from .pad_fold import fold_pads
+from .transpose_alias import transposes_to_reshapes
 
 Pass = Callable[[Graph], Graph]
-PASSES: tuple[Pass, ...] = (decode_options, fold_constants, fold_pads)
+PASSES: tuple[Pass, ...] = (decode_options, transposes_to_reshapes, fold_constants, fold_pads)
 
 
 def run_passes(g: Graph, passes: tuple[Pass, ...] = PASSES) -> Graph:
@@ -33,4 +36,12 @@ def run_passes(g: Graph, passes: tuple[Pass, ...] = PASSES) -> Graph:
     return g
 
 
-__all__ = ["PASSES", "Pass", "decode_options", "fold_constants", "fold_pads", "run_passes"]
+__all__ = [
+    "PASSES",
+    "Pass",
+    "decode_options",
+    "fold_constants",
+    "fold_pads",
+    "run_passes",
+    "transposes_to_reshapes",
+]
