@@ -17,6 +17,7 @@ from .frontend import load_model
 from .ir import Graph
 from .outdir import generate as _generate
 from .outdir import replace_dir
+from .passes.int8_io import int8_io as boundary_int8
 from .pipeline import Plan, check_graph
 from .run import (
     NP_DTYPES,
@@ -72,6 +73,7 @@ def plan(
     board: str | None = None,
     stream: str | int = "auto",
     speed: int | None = 0,
+    int8_io: bool = False,
 ) -> Plan:
     """Read, check, prepare, plan and lower a model (``pipeline.compile_graph``; the planner
     makes every memory decision) for ``board`` (its SRAM decides whether the first layers run
@@ -80,8 +82,12 @@ def plan(
     (speed-up) scratch; None, any.
 
     A model with problems raises the first of ``check``'s list (unsupported operators before
-    what they would have produced), saying how many more there are."""
+    what they would have produced), saying how many more there are. ``int8_io``: the firmware
+    takes and gives the quantized tensors beyond a float interface's QUANTIZE / DEQUANTIZE
+    (``passes.int8_io``)."""
     g = model if isinstance(model, Graph) else load_model(model)
+    if int8_io:
+        g = boundary_int8(g)
     return plan_for(g, board, reorder=reorder, stream=stream, speed=speed)
 
 
@@ -113,6 +119,7 @@ def compare(
     portable: bool = False,
     stream: str | int = "auto",
     speed: int | None = 0,
+    int8_io: bool = False,
 ) -> CompareReport:
     """Compile ``model`` for ``board``, run it, and compare bit for bit with TFLM.
 
@@ -122,7 +129,7 @@ def compare(
     ``portable``: build the kernels' portable C paths only (no DSP or ARMv6-M fast paths; a
     board's emulator build), the baseline `make bench` measures the fast paths against."""
     return compare_plan(
-        plan(model, board=board, stream=stream, speed=speed),
+        plan(model, board=board, stream=stream, speed=speed, int8_io=int8_io),
         model,
         board=board,
         inputs=inputs,

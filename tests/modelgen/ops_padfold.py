@@ -102,11 +102,16 @@ class Net:
         self.cur = y
         return self
 
+    def w_base(self, taps: int) -> float:
+        """The smallest weight scale of a layer over ``taps`` inputs (they span [base, 2 base))."""
+        return 0.01
+
     def _layer(self, kind, wshape, axis, out_shape, opts_name, opts, taps, read=None) -> int:
         src = self.cur if read is None else read
         in_s, _ = self.tensors[src].quant
         oc = wshape[axis]
-        w_s = [float(np.float32(0.01 * (1.0 + self.rng.random()))) for _ in range(oc)]
+        base = self.w_base(taps)
+        w_s = [float(np.float32(base * (1.0 + self.rng.random()))) for _ in range(oc)]
         w = self.rng.integers(-127, 128, wshape).astype(np.int8)
         b_s = [float(np.float32(np.float32(in_s) * np.float32(s))) for s in w_s]
         bias = self.rng.integers(-3000, 3000, oc).astype(np.int32)

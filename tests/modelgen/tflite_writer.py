@@ -15,6 +15,8 @@ TYPES = {
     "int8": tflite.TensorType.INT8,
     "int16": tflite.TensorType.INT16,
     "int32": tflite.TensorType.INT32,
+    "int64": tflite.TensorType.INT64,
+    "float32": tflite.TensorType.FLOAT32,
 }
 
 

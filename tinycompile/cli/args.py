@@ -76,6 +76,12 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
         help="arena bytes the planner may add to give layers the column buffers that make them "
         "faster (default 0: speed never costs memory; plan shows what was bought)",
     )
+    p.add_argument(
+        "--int8-io",
+        action="store_true",
+        help="a model with a float interface: the firmware takes and gives the int8 (int16) "
+        "tensors beyond its QUANTIZE and DEQUANTIZE (no float buffer in the arena)",
+    )
 
 
 def _stream_arg(p: argparse.ArgumentParser) -> None:

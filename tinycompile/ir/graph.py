@@ -105,7 +105,9 @@ class Port:
     (uint8 values are held in the IR as int8 minus 128: ``offset`` -128). ``rounding`` is the
     file's float -> integer rule: "half_away" (TFLite's QUANTIZE) or "half_even" (ONNX's
     QuantizeLinear). ``view``: the shape the file's tensor is reshaped to before ``perm``
-    (a float Reshape in front of the QuantizeLinear; None: ``shape``)."""
+    (a float Reshape in front of the QuantizeLinear; None: ``shape``). ``source``: the file's
+    tensor (a TFLite index) the port shows where that is another tensor than the IR's (``--int8-io``
+    drops a TFLite QUANTIZE / DEQUANTIZE at the boundary: ``passes.int8_io``)."""
 
     shape: tuple[int, ...]
     dtype: str
@@ -114,6 +116,7 @@ class Port:
     view: tuple[int, ...] | None = None
     offset: int = 0
     rounding: str = "half_away"
+    source: int | None = None
 
 
 @dataclass

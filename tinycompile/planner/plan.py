@@ -93,9 +93,15 @@ def plan(
     from .streams import choose_stream
 
     def again(
-        g2: Graph, prepared2: list[PreparedOp], more: dict[int, Choice] | None = None
+        g2: Graph,
+        prepared2: list[PreparedOp],
+        more: dict[int, Choice] | None = None,
+        full: bool = True,
     ) -> Placement:
-        return _place(g2, prepared2, reorder, {**(choices or {}), **(more or {})}, search)
+        forced = {**(choices or {}), **(more or {})}
+        if not full:  # a quick look: model order, no search
+            return _place(g2, prepared2, False, forced, False)
+        return _place(g2, prepared2, reorder, forced, search)
 
     return choose_stream(g, prepared, base, stream, budget, again)
 

@@ -3,16 +3,18 @@ output row at a time (a STREAM op, ``ops.stream``), their intermediate tensors h
 windows of a few rows (MCUNetV2's patch-based inference for the memory-heavy first stage,
 without its recomputation: rows are computed once, in demand order).
 
-Candidates are the prefixes of the plain plan's execution order made of layers that can run
-by rows (``Operator.row_reach``: convolutions, depthwise convolutions, same-shape ADDs, batch
-1): the first ``k`` ops become one STREAM op whose outputs are the tensors read after it, and
-the rest of the graph is planned as usual around it. Each candidate is planned in full and
-judged by its placed arena.
+Candidates are runs of consecutive ops of the plain plan's execution order made of layers that
+can run by rows (``Operator.row_reach``: convolutions, depthwise convolutions, same-shape ADDs,
+batch 1), starting where such a run starts (the first op, or one after an op that cannot run
+by rows: a TRANSPOSE at an NCHW input, a QUANTIZE of a float input): ``k`` ops from there
+become one STREAM op whose inputs are the whole tensors it reads and whose outputs are the
+tensors read after it, and the rest of the graph is planned as usual around it. Each candidate
+is planned in full and judged by its placed arena.
 
 - ``stream="min"``: the smallest arena (ties: the shortest segment: fewer row calls).
 - ``stream="auto"`` with a budget (SRAM for arena and state): nothing when the plain plan
   fits; else the shortest segment that fits, or the smallest arena when none does.
-- ``stream=k``: the first ``k`` ops, as asked.
+- ``stream=k``: the first ``k`` ops of the first run, as asked.
 
 The cost is time, not arithmetic: each layer's kernel runs once per output row on a band of
 rows (the per-call setup and the window moves, ``tc_rows_down``, come on top); MACs are the
@@ -34,20 +36,32 @@ if TYPE_CHECKING:
     from .plan import Placement
 
 MIN_LAYERS = 2  # a one-layer segment keeps no tensor in a window: nothing to gain
+# Past SCREEN_ABOVE candidates (a long run of streamable layers: MobileNetV2 has ~60), each is
+# first placed quickly (model order, no in-place or scratch search: ~100x cheaper, its arena
+# an upper bound in practice); "min" then places the SCREEN_KEEP best in full, "auto" only
+# those within SCREEN_SLACK of the budget.
+SCREEN_ABOVE, SCREEN_KEEP, SCREEN_SLACK = 12, 4, 1.25
 ALIGN = 8  # each window starts on an 8-byte boundary
-Again = Callable[[Graph, list[PreparedOp], "dict[int, Choice] | None"], "Placement"]
+# places a rewritten graph: (graph, prepared, forced choices[, full search]) -> Placement
+Again = Callable[..., "Placement"]
 
 
-def streamable_prefix(g: Graph, prepared: list[PreparedOp], order: list[Op]) -> int:
-    """How many ops at the start of ``order`` can run by rows."""
+def streamable_runs(g: Graph, prepared: list[PreparedOp], order: list[Op]) -> list[tuple[int, int]]:
+    """(start, length) of each maximal run of ops of ``order`` that can run by rows, at least
+    ``MIN_LAYERS`` long."""
     by_index = {p.op.index: p for p in prepared}
-    n = 0
-    for op in order:
-        p = by_index.get(op.index)
-        if p is None or p.unit.row_reach(p.op, g, p.data) is None:
-            break
-        n += 1
-    return n
+    runs: list[tuple[int, int]] = []
+    start = None
+    for i, op in enumerate([*order, None]):
+        p = by_index.get(op.index) if op is not None else None
+        ok = p is not None and p.unit.row_reach(p.op, g, p.data) is not None
+        if ok and start is None:
+            start = i
+        elif not ok and start is not None:
+            if i - start >= MIN_LAYERS:
+                runs.append((start, i - start))
+            start = None
+    return runs
 
 
 def segment(g: Graph, stream: Op, layers: list[PreparedOp]) -> Segment:
@@ -89,16 +103,17 @@ def segment(g: Graph, stream: Op, layers: list[PreparedOp]) -> Segment:
 
 
 def stream_graph(
-    g: Graph, prepared: list[PreparedOp], order: list[Op], k: int
+    g: Graph, prepared: list[PreparedOp], order: list[Op], k: int, start: int = 0
 ) -> tuple[Graph, list[PreparedOp]]:
-    """``g`` with the first ``k`` ops of ``order`` made one STREAM op (first, with the index of
-    its first layer; every other op keeps the model's order), and its prepared ops: the others'
-    as they were, the STREAM op's a stand-in holding the memory its segment needs (``Placement.
+    """``g`` with the ``k`` ops of ``order`` from ``start`` made one STREAM op (with the index
+    of its first layer, placed in the model's order where its first layer was, later if an
+    op it reads from comes later: ``_topological``), and its prepared ops: the others' as they
+    were, the STREAM op's a stand-in holding the memory its segment needs (``Placement.
     to_prepare``)."""
     if k < MIN_LAYERS:
         raise CompileError(f"a streamed segment needs at least {MIN_LAYERS} layers, not {k}")
     by_index = {p.op.index: p for p in prepared}
-    seg = [by_index[op.index] for op in order[:k]]
+    seg = [by_index[op.index] for op in order[start : start + k]]
     inside = {p.op.index for p in seg}
     produced = {t for p in seg for t in p.op.outputs}
     rest = [op for op in g.ops if op.index not in inside]
@@ -112,15 +127,36 @@ def stream_graph(
             if t >= 0 and t not in produced and not g.t(t).is_const and not g.t(t).variable
         }
     )
-    # the segment is a prefix of a schedule: it reads only graph inputs, so it may go first
     op = Op(seg[0].op.index, "STREAM", inputs, outputs, attrs={"layers": [p.op for p in seg]})
     layout = segment(g, op, seg)
     op.attrs["segment"] = layout
     stand_in = Prepared(macs=layout.macs, scratch=layout.scratch, workspace=layout.workspace)
-    g2 = replace(g, ops=[op, *rest])
-    return g2, [PreparedOp(op, unit_of(op), stand_in)] + [
-        by_index[o.index] for o in rest if o.index in by_index
+    ops = _topological([*rest, op])
+    g2 = replace(g, ops=ops)
+    made = PreparedOp(op, unit_of(op), stand_in)
+    return g2, [
+        made if o is op else by_index[o.index] for o in ops if o is op or o.index in by_index
     ]
+
+
+def _topological(ops: list[Op]) -> list[Op]:
+    """``ops`` in a valid order, each as early in the model's order (by index) as the ops
+    writing its inputs allow (a STREAM op holds the index of its first layer)."""
+    writer = {t: op for op in ops for t in op.outputs}
+    done: set[int] = set()
+    out: list[Op] = []
+    pending = sorted(ops, key=lambda o: o.index)
+    while pending:
+        for i, op in enumerate(pending):
+            deps = {id(writer[t]) for t in op.inputs if t in writer and writer[t] is not op}
+            if deps <= done:
+                out.append(op)
+                done.add(id(op))
+                del pending[i]
+                break
+        else:
+            raise CompileError("a streamed segment would make the graph cyclic")
+    return out
 
 
 def choose_stream(
@@ -135,20 +171,38 @@ def choose_stream(
     ``base`` is the plain placement of ``g``, ``plan`` places a rewritten graph (with more
     forced choices)."""
     order = [base.prepared[i].op for i in base.order]
-    n = streamable_prefix(g, prepared, order)
+    runs = streamable_runs(g, prepared, order)
     if isinstance(stream, int):
+        start, n = runs[0] if runs else (0, 0)
         if not MIN_LAYERS <= stream <= n:
+            what = "the first " if not start else ""
+            where = f"the first {n}" if not start else f"{n} from step {start}"
             raise CompileError(
-                f"cannot stream the first {stream} layers: the first {n} can run by rows"
+                f"cannot stream {what}{stream} layers: {where} can run by rows"
                 f" (a segment needs {MIN_LAYERS} or more)",
                 source=g.source or None,
             )
-        return _mark(plan(*stream_graph(g, prepared, order, stream), None), base)
+        return _mark(plan(*stream_graph(g, prepared, order, stream, start), None), base)
     if stream not in ("auto", "min"):
         raise CompileError(f"unknown streaming mode {stream!r} (off, auto, min or a number)")
+    cands = []  # (k, start, graph, prepared), shortest segments first
+    for k in range(MIN_LAYERS, max((n for _, n in runs), default=0) + 1):
+        for start, n in runs:
+            if k > n:
+                continue
+            try:
+                cands.append((k, start, *stream_graph(g, prepared, order, k, start)))
+            except CompileError:  # (a tensor the segment cannot hold in a window)
+                continue
+    many = len(cands) > SCREEN_ABOVE
     best = base
-    for k in range(MIN_LAYERS, n + 1):
-        g2, prepared2 = stream_graph(g, prepared, order, k)
+    if many and stream == "min":  # screened: only the best few placed in full
+        quick = sorted(cands, key=lambda c: (plan(c[2], c[3], None, False).arena_bytes, c[0]))
+        cands = sorted(quick[:SCREEN_KEEP], key=lambda c: c[0])
+    for _, _, g2, prepared2 in cands:
+        if stream == "auto" and budget is not None and many:
+            if plan(g2, prepared2, None, False).sram_bytes > budget * SCREEN_SLACK:
+                continue  # far over even before its in-place choices
         p = plan(g2, prepared2, None)
         if stream == "auto" and budget is not None and p.sram_bytes <= budget:
             return _mark(_fast(p, budget, plan), base)

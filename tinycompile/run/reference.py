@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import CompileError
 from ..ir import Graph
 from . import samples
-from .samples import batch_of
+from .samples import batch_of, file_input, ir_output, stack
 from .tensor_map import check_twin, onnx_map, quantized_values, tflite_map
 from .tensor_map import is_onnx_model as is_onnx_model  # re-exported
 
@@ -100,8 +100,13 @@ def run_tflm(
     tensors: list[dict[int, np.ndarray]] = []
     if n_outputs is None:
         n_outputs = _count_outputs(interp)
+    shown = _float_ports(g)
     for s in range(n):
         for i, (x, shape, r) in enumerate(zip(inputs, in_shapes, rows, strict=True)):
+            tid = g.inputs[i] if g is not None else -1
+            if tid in shown:  # --int8-io: the float values the file's QUANTIZE maps to x
+                interp.set_input(file_input(g, tid, x, s).reshape(shape), i)
+                continue
             interp.set_input(x[s * r : (s + 1) * r].reshape(shape), i)
         try:
             _invoke(interp)
@@ -129,9 +134,20 @@ def run_tflm(
     for j in range(n_outputs):
         d = interp.get_output_details(j)
         shape = tuple(d["shape"])
+        tid = g.outputs[j] if g is not None else -1
+        if tid in shown:  # --int8-io: the codes of the file's DEQUANTIZE's float output
+            t = g.t(tid)
+            outputs.append(stack(t, [ir_output(g, tid, o[j]) for o in outs]))
+            continue
         got = [o[j].reshape(batch_of(shape, 1)) for o in outs]
         outputs.append(np.concatenate(got) if got else np.zeros(batch_of(shape, 0), d["dtype"]))
     return ReferenceResult(outputs=outputs, tensors=tensors, refused=refused)
+
+
+def _float_ports(g: Graph | None) -> set[int]:
+    """Graph inputs and outputs whose file tensor is a float one beyond them (``--int8-io``)."""
+    ports = g.ports.items() if g is not None else ()
+    return {t for t, p in ports if p.source is not None and p.dtype == "float32"}
 
 
 def _tflm_tensors(interp, keys: dict[int, int], g: Graph | None) -> dict[int, np.ndarray]:

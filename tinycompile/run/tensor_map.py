@@ -112,7 +112,10 @@ def tflite_map(g: Graph | None, model: str | Path, tids: Sequence[int] = ()) -> 
             raise RunError(f"{what}: the model file has {len(ts)} tensors; {RULE}")
     if g is None:
         return TensorMap("tflite", tuple(ins), tuple(outs), {t: t for t in tids})
-    for what, ours, theirs in (("input", g.inputs, ins), ("output", g.outputs, outs)):
+    for what, ours, theirs in (
+        ("input", _shown(g, g.inputs), ins),
+        ("output", _shown(g, g.outputs), outs),
+    ):
         if list(ours) != theirs:
             raise RunError(
                 f"the graph's {what}s are tensors {list(ours)}, the model file's {theirs}; {RULE}"
@@ -125,6 +128,12 @@ def tflite_map(g: Graph | None, model: str | Path, tids: Sequence[int] = ()) -> 
                 f" tensor {tid} is '{_plain(f.name)}' {list(f.shape)} {f.dtype}; {RULE}"
             )
     return TensorMap("tflite", tuple(ins), tuple(outs), {t: t for t in tids})
+
+
+def _shown(g: Graph, tids: Sequence[int]) -> list[int]:
+    """The file's tensors behind graph inputs or outputs (``Port.source``: ``--int8-io``)."""
+    return [p.source if (p := g.ports.get(t)) is not None and p.source is not None else t
+            for t in tids]  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- ONNX
