@@ -125,3 +125,19 @@ def test_cli_plan_run_and_validate(tmp_path: Path) -> None:
     assert y.shape == (4, 12, 10, 8)
     v = _cli("validate", str(m), "--board", "stm32f746", "--port", "/dev/null", "--int8-io")
     assert v.returncode == 2 and "validate does not take --int8-io" in v.stderr
+
+
+def test_float_input_quantized_in_place(tmp_path: Path) -> None:
+    """Without --int8-io the QUANTIZE writes its int8 output over its float input's first bytes
+    (``Prepared.in_place_shrinks``): its step holds the float input only, and the buffer holds
+    the int8 tensor alone afterwards; bit-exact on the host and in QEMU (Cortex-M7)."""
+    m = _model(tmp_path / "m.tflite")
+    p = api.plan(m)
+    q = p.graph.ops[0]
+    assert q.kind == "QUANTIZE" and p.offset(q.inputs[0]) == p.offset(q.outputs[0])
+    assert p.layers[0].live_bytes == 12 * 10 * 3 * 4
+    b = p.buffers[p.storage[q.outputs[0]]]
+    assert b.size_at(1) == 12 * 10 * 3 < b.size_at(0)
+    for board in ("host", "qemu-m7"):
+        r = api.compare(m, board=board, n=3, layers=board == "host", workdir=tmp_path / board)
+        assert r.ok and r.mismatches == 0, str(r)

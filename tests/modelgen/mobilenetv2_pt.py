@@ -53,37 +53,15 @@ def _opts(start, end, *adds):
     return w
 
 
-class PtNet(Net):
-    """``Net`` with the float interface and the ops around the convolutions."""
+class Scaled(Net):
+    """``Net`` with weight scales that keep activations alive through deep networks, the
+    residual ADD and the classifier head; ``float_io``: the head ends in DEQUANTIZE."""
 
-    def __init__(self, size: int, seed: int, float_io: bool = True) -> None:
-        super().__init__((1, 3, size, size), seed, zp=-3)
-        self.float_io = float_io
-        q = 0
-        if float_io:
-            x = self.tensors[0]
-            self.tensors[0] = T("input", x.shape, "float32")
-            q = self._add(T("quantized", x.shape, quant=(0.02, -3)))
-            self.nodes.append(Node("QUANTIZE", [0], [q]))
-        perm = self._add(T("perm", (4,), "int32", data=np.array([0, 2, 3, 1], np.int32)))
-        y = self._add(T("nhwc", (1, size, size, 3), quant=(0.02, -3)))
-        self.nodes.append(Node("TRANSPOSE", [q, perm], [y]))
-        self.cur = y
+    float_io = False
 
     def w_base(self, taps: int) -> float:
         """Weight scales that keep the activations' scale steady through 50 layers."""
         return 45.0 / (1.5 * np.sqrt(taps) * 60.0 * 73.0)
-
-    def k3(self, pads: bool, layer: str, stride: int, **kw) -> PtNet:
-        """A 3x3 layer (``conv`` with ``oc`` or ``dw``) with PyTorch's padding of 1."""
-        if pads:
-            self.pad(1, 1, 1, 1)
-            padding = "VALID"
-        else:
-            padding = "SAME"
-        if layer == "dw":
-            return self.dw(3, stride, padding, act="RELU6")
-        return self.conv(kw["oc"], 3, stride, padding, act="RELU6")
 
     def add(self, a: int) -> PtNet:
         """ADD of tensor ``a`` and the current tensor (the residual), output scale widened."""
@@ -96,8 +74,11 @@ class PtNet(Net):
         self.cur = y
         return self
 
-    def head(self, classes: int) -> bytes:
-        """Average pool over the whole map, RESHAPE, FULLY_CONNECTED, DEQUANTIZE."""
+    def head(self, classes: int, pool: bool = True, softmax: bool = False) -> bytes:
+        """Average pool over the whole map (``pool``), RESHAPE, FULLY_CONNECTED, then SOFTMAX
+        (``softmax``) or DEQUANTIZE (``float_io``) or nothing."""
+        if not pool:
+            return self._classifier(classes, softmax)
         _, h, w, c = self.tensors[self.cur].shape
         q = self.tensors[self.cur].quant
         pooled = self._add(T("pooled", (1, 1, 1, c), quant=q))
@@ -107,9 +88,15 @@ class PtNet(Net):
                      (tflite.Pool2DOptionsAddFilterWidth, w),
                      (tflite.Pool2DOptionsAddFilterHeight, h))  # fmt: skip
         self.nodes.append(Node("AVERAGE_POOL_2D", [self.cur], [pooled], "Pool2DOptions", opts))
+        self.cur = pooled
+        return self._classifier(classes, softmax)
+
+    def _classifier(self, classes: int, softmax: bool) -> bytes:
+        x = self.tensors[self.cur]
+        c, q = int(np.prod(x.shape)), x.quant
         shape = self._add(T("shape", (2,), "int32", data=np.array([1, c], np.int32)))
         flat = self._add(T("flat", (1, c), quant=q))
-        self.nodes.append(Node("RESHAPE", [pooled, shape], [flat]))
+        self.nodes.append(Node("RESHAPE", [self.cur, shape], [flat]))
         w_s = float(np.float32(0.004))
         wt = self._add(
             T(
@@ -139,11 +126,46 @@ class PtNet(Net):
         self.nodes.append(
             Node("FULLY_CONNECTED", [flat, wt, bt], [logits], "FullyConnectedOptions", opts)
         )
+        if softmax:
+            probs = self._add(T("probs", (1, classes), quant=(1 / 256, -128)))
+            opts = _opts(tflite.SoftmaxOptionsStart, tflite.SoftmaxOptionsEnd,
+                         (tflite.SoftmaxOptionsAddBeta, 1.0))  # fmt: skip
+            self.nodes.append(Node("SOFTMAX", [logits], [probs], "SoftmaxOptions", opts))
+            return write(self.tensors, self.nodes, [0], [probs])
         if not self.float_io:
             return write(self.tensors, self.nodes, [0], [logits])
         out = self._add(T("output", (1, classes), "float32"))
         self.nodes.append(Node("DEQUANTIZE", [logits], [out]))
         return write(self.tensors, self.nodes, [0], [out])
+
+
+class PtNet(Scaled):
+    """``Scaled`` with PyTorch's interface (float NCHW in, QUANTIZE, TRANSPOSE) and padding."""
+
+    def __init__(self, size: int, seed: int, float_io: bool = True) -> None:
+        super().__init__((1, 3, size, size), seed, zp=-3)
+        self.float_io = float_io
+        q = 0
+        if float_io:
+            x = self.tensors[0]
+            self.tensors[0] = T("input", x.shape, "float32")
+            q = self._add(T("quantized", x.shape, quant=(0.02, -3)))
+            self.nodes.append(Node("QUANTIZE", [0], [q]))
+        perm = self._add(T("perm", (4,), "int32", data=np.array([0, 2, 3, 1], np.int32)))
+        y = self._add(T("nhwc", (1, size, size, 3), quant=(0.02, -3)))
+        self.nodes.append(Node("TRANSPOSE", [q, perm], [y]))
+        self.cur = y
+
+    def k3(self, pads: bool, layer: str, stride: int, **kw) -> PtNet:
+        """A 3x3 layer (``conv`` with ``oc`` or ``dw``) with PyTorch's padding of 1."""
+        if pads:
+            self.pad(1, 1, 1, 1)
+            padding = "VALID"
+        else:
+            padding = "SAME"
+        if layer == "dw":
+            return self.dw(3, stride, padding, act="RELU6")
+        return self.conv(kw["oc"], 3, stride, padding, act="RELU6")
 
 
 def build(

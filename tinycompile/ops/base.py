@@ -78,6 +78,9 @@ class Prepared:
     # at ``Choice.scratch_offset``: an op that cannot use both leaves ``scratch`` 0)
     in_place_shifts: bool = False  # its in-place kernel also runs with output and input ending
     # together (a buffer grown downwards), so it may expand or share a grown buffer
+    in_place_shrinks: bool = False  # its output, narrower than input 0, may start where input 0
+    # starts whenever input 0 dies here (float -> int8 QUANTIZE: a forward walk that reads each
+    # element before it writes a narrower one); the planner always takes it (no choice)
     workspace: int = 0  # arena the op always needs beside its tensors (a streamed segment's
     # row windows), at the start of its scratch region; never in place
 

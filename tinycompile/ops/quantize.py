@@ -97,7 +97,7 @@ class QuantizeOp(Operator):
                 raise fail(op, f"{i.dtype} -> int16 quantization is not supported")
             _per_tensor(op, o, "output")
             _same_size(op, g)
-            return Quantize(lut=None)
+            return Quantize(lut=None, in_place_shrinks=True)
         require_int8(op, g, [o.id], "output")
         positive_scales(op, o)
         if i.dtype == "int8":
@@ -108,8 +108,8 @@ class QuantizeOp(Operator):
                 op, f"{i.dtype} -> int8 quantization is not supported (float32, int8, int16 only)"
             )
         _same_size(op, g)
-        if i.dtype != "int8":
-            return Quantize(lut=None)
+        if i.dtype != "int8":  # float32: the kernel's forward walk runs in place
+            return Quantize(lut=None, in_place_shrinks=True)
         return Quantize(lut=T.requantize_lut(i.quant.s, i.quant.zp, o.quant.s, o.quant.zp))
 
     def lower(self, op: Op, g: Graph, d: Quantize, ctx: LowerCtx, choice: Choice) -> str:

@@ -36,19 +36,31 @@ class Buffer:
     tensors: list[int] = field(default_factory=list)
     scratch_of: int | None = None  # op index for scratch buffers
     offset: int = -1
-    # (step, bytes): the buffer grows at an in-place step whose output is larger than its input
+    # (step, bytes) from its first step on: the buffer grows at an in-place step whose output is
+    # larger than its input, or shrinks after one whose output is narrower (``in_place_shrinks``)
     grow: list[tuple[int, int]] = field(default_factory=list)
     # True: it grows downwards (its tensors end together, at offset + nbytes; an expanding
     # in-place layer's output starts below its input); False: upwards (they start at offset)
     down: bool = False
 
     def size_at(self, step: int) -> int:
-        """Bytes the buffer occupies at ``step`` (sizes only grow over its life)."""
+        """Bytes the buffer occupies at ``step``."""
         size = self.nbytes if not self.grow else self.grow[0][1]
         for s, n in self.grow[1:]:
             if s <= step:
                 size = n
         return size
+
+    def size_over(self, lo: int, hi: int) -> int:
+        """The largest size over steps ``lo`` to ``hi`` (a buffer may shrink: ``grow``)."""
+        return max([self.size_at(lo)] + [n for s, n in self.grow[1:] if lo < s <= hi])
+
+    def span_over(self, offset: int, lo: int, hi: int) -> tuple[int, int]:
+        """[start, end) covering what it occupies from step ``lo`` to ``hi`` at ``offset``."""
+        size = self.size_over(lo, hi)
+        if self.down:
+            return offset + self.nbytes - size, offset + self.nbytes
+        return offset, offset + size
 
     def span_at(self, offset: int, step: int) -> tuple[int, int]:
         """[start, end) it occupies at ``step`` when placed at ``offset``."""
@@ -94,8 +106,9 @@ class Allocator(ABC):
 
 class FirstFit(Allocator):
     """Greedy first fit in the order ``key`` sorts the buffers (their given order if None).
-    Spans are taken over the common window only (a growing buffer is small before it grows,
-    and a buffer growing downwards occupies only its top bytes before)."""
+    Spans are taken over the common window only (a growing buffer is small before it grows, a
+    shrinking one after it shrinks, and a buffer growing downwards occupies only its top bytes
+    before)."""
 
     def __init__(self, key: Callable[[Buffer], object] | None = None) -> None:
         self.key = key
@@ -109,8 +122,8 @@ class FirstFit(Allocator):
             for off, o in placed:
                 if not b.meets(o):
                     continue
-                hi = min(b.last, o.last)
-                spans.append((*o.span_at(off, hi), b.span_at(0, hi)))
+                lo, hi = max(b.first, o.first), min(b.last, o.last)
+                spans.append((*o.span_over(off, lo, hi), b.span_over(0, lo, hi)))
             best = 0
             cands = {0}
             for _, end, (lo, _) in spans:

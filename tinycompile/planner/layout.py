@@ -43,6 +43,7 @@ def steps_of(prepared: list[PreparedOp], choices: dict[int, Choice]) -> list[Ste
                 c.in_place,
                 p.data.macs,
                 p.data.in_place_shifts,
+                p.data.in_place_shrinks,
             )
         )
     return out

@@ -13,7 +13,10 @@ share a buffer (cost nothing extra) when:
   tensors of a grown buffer end together: an expanding pointwise layer's output starts below
   its input, so the bytes below the input serve other buffers until then). Only ops whose
   kernels run with output and input ending together (``Prepared.in_place_shifts``) share a
-  grown buffer with another size.
+  grown buffer with another size;
+- the op writes a narrower output over the start of its dying input (``Prepared.
+  in_place_shrinks``: a float input's QUANTIZE): the buffer shrinks to the output from the
+  next step on, and takes no larger tensor afterwards.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class Step:
     in_place: bool  # the op's in-place variant was chosen
     macs: int
     shifts: bool = False  # its in-place variant also runs end-aligned (``Prepared``)
+    shrinks: bool = False  # its narrower output may start on input 0 (``Prepared``)
 
 
 @dataclass
@@ -68,6 +72,7 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
         storage[tid] = buffers[-1].id
 
     fixed: set[int] = set()  # buffers that shrank while growing upwards: they never grow down
+    shrunk: set[int] = set()  # buffers that shrank with their tensor: they never grow again
 
     def join(tid: int, bid: int, step: int) -> None:
         b = buffers[bid]
@@ -85,7 +90,17 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
             # break the op that shrank here
         storage[tid] = bid
 
-    def can_join(tid: int, src: int, shifts: bool) -> bool:
+    def shrink(tid: int, bid: int, step: int) -> None:
+        b = buffers[bid]
+        if not b.grow:
+            b.grow.append((b.first, b.nbytes))
+        b.grow.append((step + 1, align(g.t(tid).nbytes)))
+        b.tensors.append(tid)
+        b.last = max(b.last, last_use.get(tid, b.last))
+        storage[tid] = bid
+        shrunk.add(bid)
+
+    def can_join(tid: int, src: int, shifts: bool, step: int) -> bool:
         """Whether an in-place op's output may share its input's buffer. Tensors of a buffer
         grown downwards end together (8-byte aligned), of any other start together. An op whose
         kernel needs output and input to start together (the k x k ring) cannot shrink a
@@ -94,6 +109,8 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
         at the resulting offset (``pw_walk_ok``)."""
         b = buffers[storage[src]]
         size, in_size = align(g.t(tid).nbytes), align(g.t(src).nbytes)
+        if b.id in shrunk and size > b.size_at(step):
+            return False
         if size > b.nbytes and (not shifts or b.id in fixed):
             return False
         if size != in_size and not shifts and b.down:
@@ -119,10 +136,22 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
                 join(tid, storage[src], s)
                 continue
             shares = (st.elementwise and same) or (
-                st.in_place and src_live and can_join(tid, src, st.shifts)
+                st.in_place and src_live and can_join(tid, src, st.shifts, s)
             )
             if k == 0 and shares and dies_here(buffers[storage[src]], s):
                 join(tid, storage[src], s)
+                continue
+            b = buffers[storage[src]] if src_live else None
+            if (
+                k == 0
+                and st.shrinks
+                and b is not None
+                and not b.down
+                and len(b.tensors) == 1
+                and g.t(tid).nbytes < g.t(src).nbytes
+                and dies_here(b, s)
+            ):
+                shrink(tid, b.id, s)
                 continue
             new_buffer(tid, s)
         if st.scratch:
