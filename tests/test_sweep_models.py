@@ -148,3 +148,19 @@ def test_table_sorted_by_ratio_and_summary(sweep: ModuleType, tmp_path: Path) ->
     plain = sweep.format_table(_rows(sweep))  # no baseline: ours only, by instructions per MAC
     assert "baseline" not in plain.splitlines()[2]
     assert [ln.split()[0] for ln in plain.splitlines()[4:9]] == ["d", "a", "b", "c", "a"]
+
+
+def test_field_bench_models_and_table(tmp_path: Path) -> None:
+    """benchmarks/bench_field.py: its models are written the same every time, its table shows
+    the baseline's figures and our ratios to them, and a failed case is named."""
+    field = _load("bench_field")
+    a, b = field.write_models(tmp_path / "a"), field.write_models(tmp_path / "b")
+    assert {k: v.read_bytes() for k, v in a.items()} == {k: b[k].read_bytes() for k in b}
+    r = field.Result("one case", "speech_cnn", "M7", "stm32f746", False, macs=10, arena=900,
+                     arena_min=800, instructions=600, exact=True, base_instructions=1000,
+                     base_arena=1600)  # fmt: skip
+    bad = field.Result("bad", "x", "M4", "stm32f407", True, error="refused: why")
+    text = field.table([r, bad])
+    row = next(line for line in text.splitlines() if line.startswith("one case"))
+    assert "1,600" in row and " 0.50 " in row and " 0.60 " in row and row.endswith("yes")
+    assert "refused: why" in text
