@@ -121,11 +121,17 @@ class _Net:
 
 def _nets() -> dict[str, _Net]:
     return {
-        # first layers over 1 and 3 channels at the SRAM peak (im2col scratch refused: windows
-        # copied into the output's tail), odd widths, stride 2 and 1, SAME and VALID; then k x k
-        # convolutions whose im2col scratch is kept (pairs and lone pixels, 6 and 7 channels)
+        # first layers over 1 channel (a 5x3 window: the few-channel kernel, tc_conv2d_few*.c,
+        # tests/test_kernels_fast_few.py) and 3 channels (27 values: the column kernel), then
+        # k x k convolutions whose im2col scratch is kept (pairs and lone pixels, 6 and 7
+        # channels)
         "first_c1": _Net((1, 21, 9, 1), 1).conv(10, (5, 3), 2, act="RELU").conv(6, 3, 2),
         "first_c3": _Net((1, 15, 13, 3), 2).conv(8, 3, 1, act="RELU6").conv(7, 2, 2, "VALID"),
+        # their twins over 5 and 7 channels at the SRAM peak (im2col scratch refused: windows
+        # copied into the output's tail; channels not a multiple of 4), odd widths, stride 2
+        # and 1, SAME and VALID
+        "first_c5": _Net((1, 21, 9, 5), 1).conv(10, 3, 2, act="RELU").conv(6, 3, 2),
+        "first_c7": _Net((1, 15, 13, 7), 2).conv(8, 3, 1, act="RELU6").conv(7, 2, 2, "VALID"),
         # pointwise in place with columns: growing (its buffer grows downwards: forwards),
         # shrinking in that grown buffer (backwards), equal; then stride 2 (direct loops) and
         # stride 1 out of place (13 values: pairs); odd pixel counts, channels 8, 18, 9, 13, 11
@@ -153,10 +159,11 @@ def _nets() -> dict[str, _Net]:
         # in its output's tail (K = 72), an in-place ring beside a granted column (pairs of
         # pixels, 144 of them), then a stride-2 SAME layer with its column (12 channels)
         "col16": _Net((1, 12, 12, 8), 9).conv(16, 3, act="RELU").conv(16, 3).conv(12, 3, 2),
-        # windows over 3 channels staged as int8 (K = 27: a zero-padded last group), the tail
-        # column leaving a lone pixel (81 pixels); then an in-place pointwise layer with a
-        # column (forwards, a lone last pixel, a lone last channel of 9)
+        # windows over 3 (and 7) channels staged as int8 (K = 27, 63: a zero-padded last
+        # group), the tail column leaving a lone pixel (81 pixels); then an in-place pointwise
+        # layer with a column (forwards, a lone last pixel, a lone last channel of 9)
         "col16_c3": _Net((1, 9, 9, 3), 10).conv(16, 3, act="RELU").conv(9, 1),
+        "col16_c7": _Net((1, 9, 9, 7), 10).conv(16, 3, act="RELU").conv(9, 1),
         # expanding pointwise layers whose tensors are not multiples of 8 bytes (a random
         # differential run found the second one sharing its buffer with no safe walk)
         "pw_grow_odd": _Net((1, 3, 10, 2), 2032).conv(6, 1, 1, "VALID").conv(8, 1),
@@ -179,14 +186,17 @@ def test_models_reach_the_paths(tmp_path: Path) -> None:
     on: layers at the SRAM peak without their column, the others with it where it costs no
     arena, in place where that shrinks the arena."""
     want = {
-        "first_c1": [(False, False), (False, False)],
+        "first_c1": [(False, True), (False, False)],  # (the few kernel's scratch: 0 bytes)
         "first_c3": [(False, False), (False, True)],
+        "first_c5": [(False, False), (False, True)],
+        "first_c7": [(False, False), (False, True)],
         "pointwise": [(True, True)] * 3 + [(False, False), (False, True)],
         "pw_shrink": [(True, False)] * 2 + [(False, False)],
         "pw_plain": [(True, False), (False, False)],
         "ring": [(True, False)] * 3,
         "col16": [(False, False), (True, True), (False, True)],
         "col16_c3": [(False, False), (True, True)],
+        "col16_c7": [(False, False), (True, True)],
     }
     for name, net in _nets().items():
         p = api.plan(net.save(tmp_path / f"{name}.tflite"))

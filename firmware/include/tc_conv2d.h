@@ -69,9 +69,21 @@ typedef struct {
                                    R = min(pad_h * in_w + pad_w + 1, in_h * in_w) outputs:
                                    CONV_2D R * out_c bytes (1x1: out_c), DEPTHWISE_CONV_2D
                                    4 * R bytes (a block of four channels) */
+    const int16_t *wfew;        /* tc_conv_few_s8: the weights laid out for it (below), or
+                                   NULL (every other kernel) */
 } tc_conv_params_t;
 
 void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+
+/* CONV_2D over few input channels (kernels/tc_conv2d_few*.c; the compiler chooses it:
+ * tinycompile/ops/few.py): groups 1, dil_w 1, not in place, no col; in_c * k_w <= 16 and
+ * k_h * 4 * ceil(in_c * k_w / 4) <= 512. Same results as tc_conv_s8. With R = k_w * in_c and
+ * G = ceil(R / 4), wfew holds the weights as int16 in blocks of four output channels b, per
+ * filter row ky and word g of the window row:
+ *     wfew[((b * k_h + ky) * G + g) * 16 + 4 * k + j] = weights[4 b + k][ky][e],
+ *     e = 4 g + (0, 2, 1, 3)[j]  (e = kx * in_c + c),
+ * zero for e >= R and for channels past out_c. weights (the model's layout) is read too. */
+void tc_conv_few_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 
 /* 16x8 CONV_2D and DEPTHWISE_CONV_2D (TFLM's int16 ConvPerChannel / DepthwiseConvPerChannel):
  * int16 activations (zero point 0), int8 per-channel weights in TFLite's layout (conv

@@ -182,6 +182,9 @@ void tc_conv_window_dsp(const tc_conv_params_t *p, const int8_t *x, int32_t k, i
 void tc_conv_pw_run(const tc_conv_params_t *p, const int8_t *in, int32_t npix, int8_t *out);
 void tc_conv_pw_strided_row(const tc_conv_params_t *p, const int8_t *x, int32_t nx,
                             int8_t *out);
+
+/* tc_conv2d_few_dsp.c: tc_conv_few_s8 on DSP cores (the whole layer). */
+void tc_conv_few_s8_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 #endif
 
 /* ------------------------------------------------------------ depthwise window taps */

@@ -21,6 +21,8 @@ void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out);
 /* CONV_2D: returns 0 (nothing done) for grouped convolutions, which take the portable path. */
 int tc_conv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+/* tc_conv2d_few_m0.c: tc_conv_few_s8 on ARMv6-M (the whole layer). */
+void tc_conv_few_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 
 /* tc_conv2d_m0.c: a[k] += sum_{i < n} x[i] * w[k * ws + i] for k = 0..3 (Thumb-1 assembly on
  * ARMv6-M, C elsewhere). */

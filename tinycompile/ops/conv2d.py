@@ -14,6 +14,10 @@ a stride-1 same-size k x k convolution without groups and with no more output th
 channels, can write its output over its input through a ring temporary of ``Window.ring_pixels``
 pixels (1x1: one pixel) of ``out_c`` bytes. The arithmetic per output is the ordinary path's.
 
+Few input channels (``few.py``): a TFLite CONV_2D over 1 to 3 input channels with a small
+window runs ``tc_conv_few_s8`` (tc_conv2d_few*.c) over a second copy of its weights laid out
+for it (``wfew``); no column buffer, not in place.
+
 16x8 (int16 activations, int64 bias): TFLM's int16 ConvPerChannel through ``tc_conv_s16``
 (int64 accumulation, ``s16``'s 64-bit requantization); no im2col, not in place.
 """
@@ -27,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..ir import Graph, Op
-from . import s16
+from . import few, s16
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, io_call, out
 from .conv_common import (
@@ -73,6 +77,7 @@ class Conv2D(Prepared):
     geo: Window
     groups: int
     rq: Requant | s16.Requant64
+    few: bool = False  # tc_conv_few_s8 over the ``wfew`` weights (few.py)
 
 
 @register
@@ -108,7 +113,12 @@ class Conv2DOp(RowsByWindow, Operator):
             s16.require_bias(op, g)
             rq16 = s16.requant(op, g, oc, *channel_multipliers(x.quant.s, w, o.quant.s, oc))
             return Conv2D(macs=macs, geo=geo, groups=groups, rq=rq16)
-        return conv_s8(op, g, geo, groups, *channel_multipliers(x.quant.s, w, o.quant.s, oc))
+        mults, shifts = channel_multipliers(x.quant.s, w, o.quant.s, oc)
+        if groups == 1 and few.takes(geo, shifts):
+            wsum = np.asarray(w.data, np.int64).reshape(oc, -1).sum(axis=1)
+            rq = requant(op, g, oc, wsum, mults, shifts)
+            return Conv2D(macs=macs, geo=geo, groups=1, rq=rq, few=True)
+        return conv_s8(op, g, geo, groups, mults, shifts)
 
     def lower(self, op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
         if isinstance(d.rq, s16.Requant64):
@@ -148,6 +158,8 @@ def conv_s8(op: Op, g: Graph, geo: Window, groups: int, mults: list, shifts: lis
 def lower_s8(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
     """The ``tc_conv_s8`` call of an int8 convolution prepared by ``conv_s8``."""
     assert isinstance(d.rq, Requant)
+    if d.few:
+        return few.lower(op, g, d, ctx)
     col = d.scratch if choice.use_scratch else 0
     # the raw bias is for the direct loops' border windows: not needed where every window
     # goes through the column buffer (zero point as padding), which the portable and

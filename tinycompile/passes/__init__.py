@@ -8,7 +8,9 @@ graph to a new graph (the given graph is never modified; unchanged tensors and o
 - ``transposes_to_reshapes`` (``transpose_alias``): a TRANSPOSE moving only axes of size 1
   becomes a RESHAPE (no copy, no arena);
 - ``fold_constants`` (``fold``): alias ops (reshape, squeeze) of constants become constants;
-- ``fold_pads`` (``pad_fold``): a zero-point PAD in front of a convolution becomes its padding.
+- ``fold_pads`` (``pad_fold``): a zero-point PAD in front of a convolution becomes its padding;
+- ``dw_one_channel_to_conv`` (``dw_one_channel``): a DEPTHWISE_CONV_2D over one input channel
+  becomes the CONV_2D it is (out_c = depth multiplier filters of depth 1).
 
 A pass that changes what the planner sees (folding a PAD into the convolution after it, an input
 TRANSPOSE, ...) is one more module here and one more entry in ``PASSES``, with its own tests on
@@ -21,12 +23,19 @@ from collections.abc import Callable
 
 from ..ir import Graph
 from .decode import decode_options
+from .dw_one_channel import dw_one_channel_to_conv
 from .fold import fold_constants
 from .pad_fold import fold_pads
 from .transpose_alias import transposes_to_reshapes
 
 Pass = Callable[[Graph], Graph]
-PASSES: tuple[Pass, ...] = (decode_options, transposes_to_reshapes, fold_constants, fold_pads)
+PASSES: tuple[Pass, ...] = (
+    decode_options,
+    transposes_to_reshapes,
+    fold_constants,
+    fold_pads,
+    dw_one_channel_to_conv,
+)
 
 
 def run_passes(g: Graph, passes: tuple[Pass, ...] = PASSES) -> Graph:
@@ -40,6 +49,7 @@ __all__ = [
     "PASSES",
     "Pass",
     "decode_options",
+    "dw_one_channel_to_conv",
     "fold_constants",
     "fold_pads",
     "run_passes",
