@@ -7,9 +7,10 @@ test time (deterministic, no binary in the repository):
 - at 80x80 it is bit-exact with TFLM layer by layer, with the float interface and with
   ``--int8-io`` (the QUANTIZE and DEQUANTIZE dropped, passes/int8_io.py), on the host;
 - at 224x224 with the float interface no board of 512 KB can hold it (the float input alone
-  is 602,112 B), with ``--int8-io`` it fits the stm32h743 by streaming the stem by rows after
-  the TRANSPOSE (a segment that is not a prefix of the schedule: planner/streams.py), and runs
-  bit-exact in QEMU.
+  is 602,112 B); with ``--int8-io`` (the NCHW TRANSPOSE taken into the port too) it fits the
+  stm32h743 by streaming the stem by rows, and runs bit-exact in QEMU;
+- streamed segments need not be a prefix of the schedule (planner/streams.py): at 80x80 with
+  the float interface the QUANTIZE and TRANSPOSE run whole, then the layers by rows.
 """
 
 from __future__ import annotations
@@ -68,9 +69,22 @@ def test_224_fits_the_h743_only_with_int8_io(models: dict[str, Path]) -> None:
     p = api.plan(models["mbv2pt_224"], board="stm32h743", int8_io=True)
     assert check_fit(p, "stm32h743").fits
     assert p.arena_bytes < H743 * 0.7 < p.unstreamed_arena
-    stream = next(op for op in p.graph.ops if op.kind == "STREAM")
-    first = [op.kind for op in p.graph.ops[: p.graph.ops.index(stream)]]
-    assert first == ["TRANSPOSE"]  # the segment starts after it
+    assert p.graph.ops[0].kind == "STREAM" and "TRANSPOSE" not in {o.kind for o in p.graph.ops}
+    (x,) = p.graph.inputs  # NHWC int8: the NCHW transposition went into the port
+    assert p.graph.t(x).shape == (1, 224, 224, 3) and p.graph.ports[x].perm == (0, 2, 3, 1)
+    assert p.graph.ports[x].shape == (1, 3, 224, 224) and p.graph.ports[x].dtype == "float32"
+
+
+def test_80_float_streams_after_quantize_and_transpose(models: dict[str, Path]) -> None:
+    """A segment that is not a prefix of the schedule: the QUANTIZE (in place over the float
+    input) and the TRANSPOSE run whole, then the layers by rows; the arena is the float input
+    alone. Bit-exact layer by layer on the host."""
+    p = api.plan(models["mbv2pt_80"], stream="min")
+    kinds = [op.kind for op in p.graph.ops]
+    assert kinds[:3] == ["QUANTIZE", "TRANSPOSE", "STREAM"]
+    assert p.arena_bytes == 80 * 80 * 3 * 4
+    r = api.compare(models["mbv2pt_80"], n=2, layers=True, stream="min")
+    assert r.ok and r.mismatches == 0, str(r)
 
 
 def test_224_int8_io_bit_exact_in_qemu(models: dict[str, Path], tmp_path: Path) -> None:

@@ -11,6 +11,11 @@ from TFLM's float output, and ``run --inputs`` quantizes a user's float data as 
 QUANTIZE does (half away from zero). ONNX models need nothing: their frontend already takes the
 QuantizeLinear / DequantizeLinear at the boundary into ports.
 
+A TRANSPOSE right after the QUANTIZE (PyTorch's NCHW input made NHWC) goes into the port too:
+the firmware takes the int8 tensor in the layout its first layer reads (NHWC), and the port's
+``perm`` says how the file's NCHW maps to it (as for ONNX models), so the arena holds neither
+the NCHW copy nor the transposition's output beside it.
+
 A float input read by anything but one QUANTIZE, or a float output not written by a DEQUANTIZE,
 cannot become int8: refused with the op and the reason (the user asked for int8 I/O).
 """
@@ -19,8 +24,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from ..errors import CompileError
-from ..ir import Graph, Port
+from ..ir import Graph, Op, Port
 
 QUANTIZED = ("int8", "int16")
 
@@ -44,9 +51,14 @@ def int8_io(g: Graph) -> Graph:
         q = op.outputs[0]
         if q in g.outputs or q in inputs:
             raise _refuse(g, f"input '{t.name}': its QUANTIZE's output is a graph output")
-        inputs[k] = q
-        ports[q] = _port(g, tid, q)
         drop.add(readers[0])
+        perm = None
+        after = cons.get(q, [])
+        if len(after) == 1 and (perm := _layout_move(g, g.ops[after[0]])) is not None:
+            drop.add(after[0])  # the caller gives the tensor in the layout the layers read
+            q = g.ops[after[0]].outputs[0]
+        inputs[k] = q
+        ports[q] = _port(g, tid, q, perm)
     for k, tid in enumerate(g.outputs):
         t = g.t(tid)
         if t.dtype != "float32":
@@ -69,11 +81,30 @@ def int8_io(g: Graph) -> Graph:
     return replace(g, ops=ops, inputs=inputs, outputs=outputs, ports=ports)
 
 
-def _port(g: Graph, file_tid: int, tid: int) -> Port:
-    """What the file shows of quantized tensor ``tid``: its float tensor ``file_tid``."""
+def _layout_move(g: Graph, op: Op) -> tuple[int, ...] | None:
+    """The permutation of a TRANSPOSE that only moves bytes (constant permutation, same type
+    and quantization: an NCHW input made NHWC), else None."""
+    if op.kind != "TRANSPOSE" or len(op.inputs) != 2 or len(op.outputs) != 1:
+        return None
+    x, perm_t, y = g.t(op.inputs[0]), g.t(op.inputs[1]), g.t(op.outputs[0])
+    if perm_t.data is None or x.dtype != y.dtype or op.outputs[0] in g.outputs:
+        return None
+    if x.quant is None or y.quant is None or x.quant.per_channel or y.quant.per_channel:
+        return None
+    if (x.quant.s, x.quant.zp) != (y.quant.s, y.quant.zp):
+        return None
+    perm = tuple(int(p) for p in np.asarray(perm_t.data).reshape(-1))
+    if sorted(perm) != list(range(len(x.shape))) or [x.shape[p] for p in perm] != list(y.shape):
+        return None
+    return perm
+
+
+def _port(g: Graph, file_tid: int, tid: int, perm: tuple[int, ...] | None = None) -> Port:
+    """What the file shows of quantized tensor ``tid``: its float tensor ``file_tid`` (whose
+    axes ``perm`` makes ``tid``'s, where a TRANSPOSE was taken into the port too)."""
     old = g.ports.get(file_tid)
     shape = old.shape if old is not None else tuple(g.t(file_tid).shape)
-    return Port(shape=shape, dtype="float32", qdtype=g.t(tid).dtype, source=file_tid)
+    return Port(shape=shape, dtype="float32", qdtype=g.t(tid).dtype, perm=perm, source=file_tid)
 
 
 def _refuse(g: Graph, why: str) -> CompileError:

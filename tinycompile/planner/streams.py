@@ -38,8 +38,7 @@ if TYPE_CHECKING:
 MIN_LAYERS = 2  # a one-layer segment keeps no tensor in a window: nothing to gain
 # Past SCREEN_ABOVE candidates (a long run of streamable layers: MobileNetV2 has ~60), each is
 # first placed quickly (model order, no in-place or scratch search: ~100x cheaper, its arena
-# an upper bound in practice); "min" then places the SCREEN_KEEP best in full, "auto" only
-# those within SCREEN_SLACK of the budget.
+# an upper bound in practice) and only a few are placed in full (``_screen``).
 SCREEN_ABOVE, SCREEN_KEEP, SCREEN_SLACK = 12, 4, 1.25
 ALIGN = 8  # each window starts on an 8-byte boundary
 # places a rewritten graph: (graph, prepared, forced choices[, full search]) -> Placement
@@ -194,21 +193,30 @@ def choose_stream(
                 cands.append((k, start, *stream_graph(g, prepared, order, k, start)))
             except CompileError:  # (a tensor the segment cannot hold in a window)
                 continue
-    many = len(cands) > SCREEN_ABOVE
+    if len(cands) > SCREEN_ABOVE:
+        cands = _screen(cands, stream, budget, plan)
     best = base
-    if many and stream == "min":  # screened: only the best few placed in full
-        quick = sorted(cands, key=lambda c: (plan(c[2], c[3], None, False).arena_bytes, c[0]))
-        cands = sorted(quick[:SCREEN_KEEP], key=lambda c: c[0])
     for _, _, g2, prepared2 in cands:
-        if stream == "auto" and budget is not None and many:
-            if plan(g2, prepared2, None, False).sram_bytes > budget * SCREEN_SLACK:
-                continue  # far over even before its in-place choices
         p = plan(g2, prepared2, None)
         if stream == "auto" and budget is not None and p.sram_bytes <= budget:
             return _mark(_fast(p, budget, plan), base)
         if p.arena_bytes < best.arena_bytes:
             best = p
     return best if best is base else _mark(best, base)
+
+
+def _screen(cands: list, stream: str, budget: int | None, plan: Again) -> list:
+    """The few candidates worth placing in full, shortest first: each placed quickly first;
+    "auto" keeps the first SCREEN_KEEP within SCREEN_SLACK of the budget, then (should none of
+    them fit) the SCREEN_KEEP smallest; "min" the SCREEN_KEEP smallest."""
+    quick = [(plan(c[2], c[3], None, False), c) for c in cands]
+    smallest = [c for _, c in sorted(quick, key=lambda q: (q[0].arena_bytes, q[1][0]))]
+    keep = smallest[:SCREEN_KEEP]
+    if stream == "auto" and budget is not None:
+        near = [c for q, c in quick if q.sram_bytes <= budget * SCREEN_SLACK][:SCREEN_KEEP]
+        keep = near + [c for c in keep if c not in near]
+        return keep
+    return sorted(keep, key=lambda c: c[0])
 
 
 def _fast(p: Placement, budget: int, plan: Again) -> Placement:
