@@ -12,6 +12,10 @@ graph to a new graph (the given graph is never modified; unchanged tensors and o
 - ``dw_one_channel_to_conv`` (``dw_one_channel``): a DEPTHWISE_CONV_2D over one input channel
   becomes the CONV_2D it is (out_c = depth multiplier filters of depth 1).
 
+One pass runs only when asked: ``int8_io`` (``--int8-io``, ``api.plan(int8_io=True)``) drops a
+float interface's QUANTIZE / DEQUANTIZE (and an input TRANSPOSE after the QUANTIZE), the graph's
+inputs and outputs becoming the quantized tensors; their ports keep the file's view.
+
 A pass that changes what the planner sees (folding a PAD into the convolution after it, an input
 TRANSPOSE, ...) is one more module here and one more entry in ``PASSES``, with its own tests on
 made-up graphs (tests/test_passes.py). Memory choices are not passes: the planner makes them.
