@@ -24,6 +24,7 @@ SHARED |= {"prepare"}  # the driver preparing every op once (``pipeline``)
 SHARED |= {"datamove"}  # the data-movement operators' copy loops (tc_copy_s8)
 SHARED |= {"s16"}  # what the 16x8 (int16 activation) operators share
 SHARED |= {"rows"}  # row streaming's schedule (the STREAM unit and the units' row methods)
+SHARED |= {"elem_fast"}  # int8 ADD's exact linear forms (add.py)
 
 
 def _model_kinds() -> set[str]:

@@ -40,6 +40,12 @@ typedef struct {
                                  [v + 128] (in1_offset, left_shift, in1 multiplier and shift
                                  applied at compile time), or 0: computed per element */
     const int32_t *in2_table; /* the same for input 2 */
+    /* int8 ADD's exact linear forms (tinycompile/ops/elem_fast.py: found at compile time and
+     * checked against TFLM's result for all 65,536 input pairs; 0 where none was found):
+     * lin_k > 0: out = clamp((x * lin_p + y * lin_q + lin_r) >> lin_k), int32 sums wrapping;
+     * dsp_ok: out = clamp((dsp_r + floor(dsp_p * x / 256) + floor(dsp_q * y / 256)) >> 16). */
+    int32_t lin_k, lin_p, lin_q, lin_r;
+    int32_t dsp_ok, dsp_p, dsp_q, dsp_r;
 } tc_add_params_t;
 
 typedef struct {

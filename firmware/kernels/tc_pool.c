@@ -2,10 +2,14 @@
  * from TFLM's reference semantics (reference_integer_ops::AveragePool / MaxPool); the loops are
  * our own: the clipped window is computed once per output position and channels are processed
  * four at a time. The two operators share that window clipping and loop structure, so they stay
- * one family file. No fast paths. tc_avgpool_s16 / tc_maxpool_s16 (16x8): the same arithmetic
- * on int16 (TFLM's int16 AveragePool / MaxPool: int32 sum, max from -32768), channel by channel. */
+ * one family file. Cortex-M4/M7 (TC_DSP): four channels per word, MAX_POOL_2D with SSUB8/SEL per
+ * tap, AVERAGE_POOL_2D summing SXTB16 halves with SADD16 (windows of at most 256 taps, so the
+ * 16-bit lane sums cannot overflow), the same rounding per channel; full 2x2 windows unrolled.
+ * tc_avgpool_s16 / tc_maxpool_s16 (16x8): the same arithmetic on int16 (TFLM's int16
+ * AveragePool / MaxPool: int32 sum, max from -32768), channel by channel. */
 #include <stdint.h>
 
+#include "tc_kernel_util.h"
 #include "tc_pool.h"
 #include "tc_qmath.h"
 
@@ -42,6 +46,112 @@ static int32_t tc_pow2_shift(int32_t count)
     return sh;
 }
 
+#if TC_DSP
+/* Bytewise signed max / min of four int8 lanes (SSUB8 sets GE where a >= b, SEL picks). */
+TC_INLINE uint32_t tc_max8x4(uint32_t a, uint32_t b)
+{
+    uint32_t t;
+    __asm__("ssub8 %0, %1, %2\n\tsel %1, %1, %2" : "=&r"(t), "+r"(a) : "r"(b) : "cc");
+    return a;
+}
+
+TC_INLINE uint32_t tc_min8x4(uint32_t a, uint32_t b)
+{
+    uint32_t t;
+    __asm__("ssub8 %0, %1, %2\n\tsel %1, %2, %1" : "=&r"(t), "+r"(a) : "r"(b) : "cc");
+    return a;
+}
+
+/* Channels [0, C rounded down to 4) of one max-pool output: rows x cols taps from org (taps C
+ * bytes apart, rows rs), clamped to [lo4, hi4] bytewise when clamp. Returns the channels done. */
+static int32_t tc_maxpool_px_dsp(const int8_t *org, int32_t rows, int32_t cols, int32_t C,
+                                 int32_t rs, uint32_t lo4, uint32_t hi4, int clamp, int8_t *out)
+{
+    int32_t c, y, x;
+    if (rows == 2 && cols == 2) { /* the common full 2x2 window: three SSUB8/SEL pairs */
+        for (c = 0; c + 4 <= C; c += 4) {
+            const int8_t *a = org + c;
+            uint32_t m = tc_max8x4(tc_max8x4(tc_ld32(a), tc_ld32(a + C)),
+                                   tc_max8x4(tc_ld32(a + rs), tc_ld32(a + rs + C)));
+            if (clamp) {
+                m = tc_min8x4(tc_max8x4(m, lo4), hi4);
+            }
+            memcpy(out + c, &m, 4);
+        }
+        return c;
+    }
+    for (c = 0; c + 4 <= C; c += 4) {
+        const int8_t *row = org + c;
+        uint32_t m = 0x80808080u; /* -128 in every lane */
+        for (y = 0; y < rows; y++, row += rs) {
+            const int8_t *xp = row;
+            for (x = cols; x >= 2; x -= 2, xp += 2 * C) { /* two taps per pass */
+                m = tc_max8x4(tc_max8x4(m, tc_ld32(xp)), tc_ld32(xp + C));
+            }
+            if (x) {
+                m = tc_max8x4(m, tc_ld32(xp));
+            }
+        }
+        if (clamp) {
+            m = tc_min8x4(tc_max8x4(m, lo4), hi4);
+        }
+        memcpy(out + c, &m, 4);
+    }
+    return c;
+}
+
+/* tc_avg_round without branches (the divide is SDIV here): with h = count / 2,
+ * (acc + h) / count truncated for acc > 0; for acc <= 0, (acc - h) / count truncated equals
+ * (acc + h - 1) >> sh when count = 2^sh (floor((acc - h) / count) rounded toward zero is
+ * ceil, and ceil(a / c) = floor((a + c - 1) / c) with c - h = h for even c; sh = 0: h = 0, so
+ * acc + h - 1 would be off: handled by the h = 0 case below adding nothing). */
+TC_INLINE int32_t tc_avg_round_dsp(int32_t acc, int32_t count, int32_t sh)
+{
+    const int32_t h = count >> 1, s = acc >> 31;
+    if (sh >= 0) {
+        return (acc + h + (h ? s : 0)) >> sh;
+    }
+    return (acc + ((h ^ s) - s)) / count;
+}
+
+/* Channels [0, C rounded down to 4) of one average-pool output (count <= 256 taps). */
+static int32_t tc_avgpool_px_dsp(const int8_t *org, int32_t rows, int32_t cols, int32_t C,
+                                 int32_t rs, int32_t count, int32_t sh, int32_t lo, int32_t hi,
+                                 int8_t *out)
+{
+    int32_t c, y, x;
+    for (c = 0; c + 4 <= C; c += 4) {
+        const int8_t *row = org + c;
+        uint32_t se = 0, so = 0;
+        int32_t nr = rows;
+        if (rows == 2 && cols == 2) { /* the common full 2x2 window, unrolled */
+            const uint32_t w0 = tc_ld32(row), w1 = tc_ld32(row + C);
+            const uint32_t w2 = tc_ld32(row + rs), w3 = tc_ld32(row + rs + C);
+            se = (uint32_t)__sadd16((int16x2_t)tc_sxtb16_lo(w0), (int16x2_t)tc_sxtb16_lo(w1));
+            so = (uint32_t)__sadd16((int16x2_t)tc_sxtb16_hi(w0), (int16x2_t)tc_sxtb16_hi(w1));
+            se = (uint32_t)__sadd16((int16x2_t)se, (int16x2_t)tc_sxtb16_lo(w2));
+            so = (uint32_t)__sadd16((int16x2_t)so, (int16x2_t)tc_sxtb16_hi(w2));
+            se = (uint32_t)__sadd16((int16x2_t)se, (int16x2_t)tc_sxtb16_lo(w3));
+            so = (uint32_t)__sadd16((int16x2_t)so, (int16x2_t)tc_sxtb16_hi(w3));
+            nr = 0; /* done: skip the loop below */
+        }
+        for (y = 0; y < nr; y++, row += rs) {
+            const int8_t *xp = row;
+            for (x = 0; x < cols; x++, xp += C) {
+                const uint32_t w = tc_ld32(xp);
+                se = (uint32_t)__sadd16((int16x2_t)se, (int16x2_t)tc_sxtb16_lo(w));
+                so = (uint32_t)__sadd16((int16x2_t)so, (int16x2_t)tc_sxtb16_hi(w));
+            }
+        }
+        out[c] = (int8_t)tc_clamp(tc_avg_round_dsp((int16_t)se, count, sh), lo, hi);
+        out[c + 1] = (int8_t)tc_clamp(tc_avg_round_dsp((int16_t)so, count, sh), lo, hi);
+        out[c + 2] = (int8_t)tc_clamp(tc_avg_round_dsp((int32_t)se >> 16, count, sh), lo, hi);
+        out[c + 3] = (int8_t)tc_clamp(tc_avg_round_dsp((int32_t)so >> 16, count, sh), lo, hi);
+    }
+    return c;
+}
+#endif
+
 void tc_avgpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->channels;
@@ -68,7 +178,15 @@ void tc_avgpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
                         }
                         continue;
                     }
-                    for (c = 0; c + 3 < C; c += 4) {
+                    c = 0;
+#if TC_DSP
+                    if (count <= 256) {
+                        c = tc_avgpool_px_dsp(org, rows, cols, C, W * C, count, sh, p->act_min,
+                                              p->act_max, out);
+                        out += c;
+                    }
+#endif
+                    for (; c + 3 < C; c += 4) {
                         int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
                         for (y = 0; y < rows; y++) {
                             const int8_t *xp = org + y * W * C + c;
@@ -117,6 +235,11 @@ void tc_maxpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->channels;
     int32_t n, oy, ox, c;
+#if TC_DSP
+    const uint32_t lo4 = (uint8_t)p->act_min * 0x01010101u;
+    const uint32_t hi4 = (uint8_t)p->act_max * 0x01010101u;
+    const int clamp = p->act_min > -128 || p->act_max < 127;
+#endif
     for (n = 0; n < p->batches; n++) {
         const int8_t *img = in + n * H * W * C;
         for (oy = 0; oy < p->out_h; oy++) {
@@ -131,7 +254,14 @@ void tc_maxpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
                     const int8_t *org = img + ((iy0 + fy0) * W + ix0 + fx0) * C;
                     const int32_t rows = fy1 - fy0, cols = fx1 - fx0;
                     int32_t y, x;
-                    for (c = 0; c + 3 < C; c += 4) {
+                    c = 0;
+#if TC_DSP
+                    if (rows > 0 && cols > 0) {
+                        c = tc_maxpool_px_dsp(org, rows, cols, C, W * C, lo4, hi4, clamp, out);
+                        out += c;
+                    }
+#endif
+                    for (; c + 3 < C; c += 4) {
                         int32_t m0 = -128, m1 = -128, m2 = -128, m3 = -128;
                         for (y = 0; y < rows; y++) {
                             const int8_t *xp = org + y * W * C + c;

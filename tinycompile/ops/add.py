@@ -1,8 +1,10 @@
 """ADD (int8, broadcasting), as TFLM's add.cc computes it: both inputs rescaled to a common
 scale with a left shift of 20 bits (``CalculateOpDataAdd`` in add_common.cc), summed,
 requantized, clamped to the fused activation. Kernel: ``tc_add_s8``
-(firmware/kernels/tc_elementwise.c). Runs in place over input 0 when sizes allow. Large int8
-ADDs take their two input rescalings from compile-time tables (``input_tables``).
+(firmware/kernels/tc_elementwise.c). Runs in place over input 0 when sizes allow. An int8 ADD
+whose 65,536 input pairs a linear form reproduces exactly (``elem_fast.add_forms``, checked at
+compile time) runs that form, at no flash cost; else large int8 ADDs take their two input
+rescalings from compile-time tables (``input_tables``, 2 KB).
 
 16x8 (int16, zero points 0): the same general-scale arithmetic with a left shift of 15 and the
 int16 clamp (TFLM's int16 ``AddElementwise``, not its power-of-two-scale path), ``tc_add_s16``.
@@ -21,6 +23,7 @@ from ..quant.qmath import multiply_by_quantized_multiplier_np, quantize_multipli
 from .base import Bands, Choice, LowerCtx, Operator, Prepared, fail, register
 from .broadcast import binary_call, check_binary, shape_fields
 from .common import fused_activation, inp, out
+from .elem_fast import add_forms
 from .rows import Reach, row_view
 from .s16 import is_int16
 
@@ -69,6 +72,7 @@ def double_reals(sa: float, sb: float, so: float, left: int) -> tuple[float, flo
 @dataclass(frozen=True, kw_only=True)
 class Add(Prepared):
     fields: tuple[tuple[str, int], ...]  # offsets, multipliers, shifts, clamp, in order
+    forms: tuple[tuple[str, int], ...] = ()  # int8 ADD's exact linear forms (elem_fast)
 
 
 @register
@@ -85,13 +89,17 @@ class AddOp(Operator):
         a, b, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
         left = LEFT_SHIFT[o.dtype]
         reals = double_reals(a.quant.s, b.quant.s, o.quant.s, left)
-        return Add(macs=o.size, fields=rescale_fields(op, g, reals, lo, hi, left))
+        fields = rescale_fields(op, g, reals, lo, hi, left)
+        forms = () if o.dtype == "int16" else tuple(add_forms(dict(fields)).items())
+        return Add(macs=o.size, fields=fields, forms=forms)
 
     def lower(self, op: Op, g: Graph, d: Add, ctx: LowerCtx, choice: Choice) -> str:
         fields = shape_fields(op, g, ctx)
         fields.update(d.fields)
         wide = is_int16(op, g)
-        if not wide and d.macs >= TABLE_MIN_ELEMENTS:
+        fields.update(d.forms)
+        # the linear form runs on every core: no tables then
+        if not wide and not dict(d.forms).get("lin_k") and d.macs >= TABLE_MIN_ELEMENTS:
             fields.update(input_tables(ctx, dict(d.fields)))
         fn = "tc_add_s16" if wide else "tc_add_s8"
         return binary_call(fn, op, ctx, ctx.params("tc_add_params_t", fields))
