@@ -32,7 +32,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_twins import TWINS, format_pairs, pairs  # noqa: E402
-from benchmarks.sweep_layers import load_baseline  # noqa: E402
 from benchmarks.tflm_reference import METHOD, REFERENCE, SOURCE, TARGET  # noqa: E402
 from tinycompile import api  # noqa: E402
 from tinycompile.cli.args import speed_bytes  # noqa: E402
@@ -382,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown core {bad[0]!r} (of {', '.join(CORES)})")
     if a.n < 1:
         ap.error("-n must be at least 1")
+    from benchmarks.sweep_layers import load_baseline  # (it imports CORES from here)
+
     BASELINE.update(load_baseline(a.baseline))  # built here: docs/baseline.md
     models = [resolve_model(m) for m in a.models] or MODELS
     if a.all:
