@@ -101,7 +101,12 @@ class AddOp(Operator):
         # the linear form runs on every core: no tables then
         if not wide and not dict(d.forms).get("lin_k") and d.macs >= TABLE_MIN_ELEMENTS:
             fields.update(input_tables(ctx, dict(d.fields)))
-        fn = "tc_add_s16" if wide else "tc_add_s8"
+        fn = "tc_add_s8"
+        if wide:  # the fast kernel's shortcuts need zero points 0 (16x8's) and shifts <= 0
+            f = dict(d.fields)
+            fast = not any(f[k] for k in ("in1_offset", "in2_offset", "out_offset"))
+            fast = fast and max(f["in1_shift"], f["in2_shift"], f["out_shift"]) <= 0
+            fn = "tc_add_s16q" if fast and f["left_shift"] == 15 else "tc_add_s16"
         return binary_call(fn, op, ctx, ctx.params("tc_add_params_t", fields))
 
     def row_reach(self, op: Op, g: Graph, d: Add) -> tuple[Reach, ...] | None:

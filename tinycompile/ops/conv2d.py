@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..ir import Graph, Op
-from . import few, s16
+from . import few, s16, s16_fast
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, io_call, out
 from .conv_common import (
@@ -122,6 +122,10 @@ class Conv2DOp(RowsByWindow, Operator):
 
     def lower(self, op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
         if isinstance(d.rq, s16.Requant64):
+            wd = np.asarray(inp(op, g, 1).data)
+            fast = s16_fast.lower_conv(op, ctx, d.geo, d.groups, d.rq, wd)
+            if fast is not None:
+                return fast
             w = ctx.ptr(op.inputs[1])
             fields = s16.conv_fields(ctx, d.geo.fields(), d.rq, w, groups=d.groups, depth_mult=1)
             return io_call("tc_conv_s16", op, ctx, ctx.params("tc_conv_s16_params_t", fields))

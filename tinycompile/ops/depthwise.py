@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..ir import Graph, Op
-from . import s16
+from . import s16, s16_fast
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, io_call, out
 from .conv_common import (
@@ -95,6 +95,10 @@ class DepthwiseOp(RowsByWindow, Operator):
 
     def lower(self, op: Op, g: Graph, d: Depthwise, ctx: LowerCtx, choice: Choice) -> str:
         if isinstance(d.rq, s16.Requant64):
+            wd = np.asarray(inp(op, g, 1).data)
+            fast = s16_fast.lower_dw(op, ctx, d.geo, d.depth_mult, d.rq, wd)
+            if fast is not None:
+                return fast
             w = ctx.ptr(op.inputs[1])
             fields = s16.conv_fields(
                 ctx, d.geo.fields(), d.rq, w, groups=1, depth_mult=d.depth_mult

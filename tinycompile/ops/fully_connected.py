@@ -36,7 +36,7 @@ import numpy as np
 
 from ..ir import Graph, Op
 from ..quant.qmath import quantize_multiplier
-from . import s16
+from . import s16, s16_fast
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import fused_activation, inp, io_call, out
 from .conv_common import Requant, channel_multipliers, check_io, requant, weights
@@ -128,6 +128,10 @@ class FullyConnectedOp(Operator):
 
     def lower(self, op: Op, g: Graph, d: FullyConnected, ctx: LowerCtx, choice: Choice) -> str:
         if isinstance(d.rq, s16.Requant64):
+            wd = np.asarray(inp(op, g, 1).data)
+            fast = s16_fast.lower_fc(op, ctx, d.batches, d.rq, wd)
+            if fast is not None:
+                return fast
             p = ctx.params(
                 "tc_fc_s16_params_t",
                 {

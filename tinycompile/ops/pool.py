@@ -78,4 +78,4 @@ class PoolOp(Operator):
     def lower(self, op: Op, g: Graph, d: Pool, ctx: LowerCtx, choice: Choice) -> str:
         p = ctx.params("tc_pool_params_t", dict(d.fields))
         fn = KERNELS[op.kind]
-        return io_call(fn.replace("_s8", "_s16") if is_int16(op, g) else fn, op, ctx, p)
+        return io_call(fn.replace("_s8", "_s16q") if is_int16(op, g) else fn, op, ctx, p)
