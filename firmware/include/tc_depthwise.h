@@ -23,6 +23,34 @@
 #include "tc_conv2d.h"
 
 void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+/* The same layer, trying the any-window DSP path first on Cortex-M4/M7 (tc_depthwise_kxk_dsp.c):
+ * what the compiler calls for windows other than 3x3 at depth multiplier 1 over channels in
+ * fours (ops/depthwise.py), so that other models do not link that path. */
+void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+
+/* 1x1 DEPTHWISE_CONV_2D (any stride and depth multiplier; a 1x1 window never reaches the
+ * padding), kernel firmware/kernels/tc_depthwise_1x1.c: output channel oc of output pixel
+ * (oy, ox) reads input channel oc / depth_mult of input pixel (oy * stride_h, ox * stride_w).
+ * With lut (the compiler's choice), the output is lut[oc * 256 + x + 128]: the compiler
+ * tabulates, per output channel, TFLM's result for each of the 256 input values; without,
+ * it is requantized (tc_out_s8) from bias_eff[oc] + weights[oc] * x, weights in the model's
+ * order [out_c]. In place (out == in: stride 1, depth multiplier 1) each output replaces its
+ * own input after reading it. */
+typedef struct {
+    int32_t batches;
+    int32_t in_h, in_w, in_c;
+    int32_t out_h, out_w, out_c;
+    int32_t stride_h, stride_w;
+    int32_t depth_mult;
+    const int8_t *lut;          /* [out_c][256] outputs by input value + 128, or NULL */
+    const int8_t *weights;      /* [out_c] (lut NULL) */
+    const int32_t *bias_eff;    /* [out_c] (lut NULL) */
+    const int32_t *mult;        /* [out_c] (lut NULL) */
+    const int32_t *shift;       /* [out_c] (lut NULL) */
+    int32_t out_offset, act_min, act_max;
+} tc_dw1x1_params_t;
+
+void tc_dwconv1x1_s8(const tc_dw1x1_params_t *p, const int8_t *in, int8_t *out);
 
 /* 16x8 (tc_conv_s16_params_t, tc_conv2d.h): int16 activations, weights [k_h][k_w][out_c]. */
 void tc_dwconv_s16(const tc_conv_s16_params_t *p, const int16_t *in, int16_t *out);
@@ -31,6 +59,10 @@ void tc_dwconv_s16(const tc_conv_s16_params_t *p, const int16_t *in, int16_t *ou
  * depth multiplier 1, no dilation; returns 0 without writing anything where it does not
  * apply. */
 int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+/* Internal (tc_depthwise_kxk_dsp.c): the whole layer for windows up to 7x7, any depth
+ * multiplier, no dilation, stride 1 or 2 along its output lines; returns 0 without writing
+ * anything where it does not apply. */
+int tc_dwconv_kxk_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 #endif
 
 #endif /* TC_DEPTHWISE_H */

@@ -13,7 +13,12 @@
  * for 3x3 filters at depth multiplier 1 (tc_dwconv3x3_dsp, tried first by tc_dwconv_s8; it
  * returns 0 where it does not apply), and four channels of an interior pixel at depth
  * multiplier 1 per call, one word of input and weights per tap (TC_DW_FAST, tc_dw_block4_fast)
- * for the other layers. Both give identical results.
+ * for the other layers; tc_depthwise_kxk_dsp.c (M4/M7): the whole layer for any other window
+ * up to 7x7, any depth multiplier, stride 1 or 2 along its lines (tc_dwconv_kxk_dsp, through
+ * tc_dwconv_s8_kxk, which the compiler calls for those layers only, so that a model whose
+ * layers the 3x3 path takes does not link it; it returns 0 where it does not apply). 1x1
+ * layers are lowered to tc_dwconv1x1_s8 (tc_depthwise_1x1.c) instead. All give identical
+ * results.
  */
 #include <stdint.h>
 #include <string.h>
@@ -293,4 +298,14 @@ void tc_dwconv_s16(const tc_conv_s16_params_t *p, const int16_t *in, int16_t *ou
             }
         }
     }
+}
+
+void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+#if TC_DSP && !defined(__ARM_ARCH_6M__)
+    if ((!p->inplace || in == out) && tc_dwconv_kxk_dsp(p, in, out)) {
+        return;
+    }
+#endif
+    tc_dwconv_s8(p, in, out);
 }

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..ir import Graph, Op
+from ..quant.qmath import rounding_divide_by_pot_np, srdhm_np
 from . import s16, s16_fast
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, io_call, out
@@ -40,6 +41,7 @@ from .conv_common import (
     requant_fields,
     weights,
     window,
+    wrap_i32,
 )
 
 
@@ -130,12 +132,86 @@ def dwconv_s8(op: Op, g: Graph, geo: Window, w: np.ndarray, mults: list, shifts:
 
 def lower_s8(op: Op, g: Graph, d: Depthwise, ctx: LowerCtx, choice: Choice, w: np.ndarray) -> str:
     """The ``tc_dwconv_s8`` call of a depthwise convolution prepared by ``dwconv_s8``, its
-    weights ``w`` [1, k_h, k_w, out_c]."""
+    weights ``w`` [1, k_h, k_w, out_c] (``tc_dwconv1x1_s8`` for a 1x1 window with TFLite's
+    requantization)."""
     assert isinstance(d.rq, Requant)
+    if d.geo.k_h == d.geo.k_w == 1 and int(d.rq.shift.max()) <= 31:
+        return lower_1x1(op, d, ctx, w)
     # the kernel reads the re-laid-out weights only: the model's layout never reaches flash
     blocks = ctx.array("weights", "int8_t", weight_blocks(w))
     fields = requant_fields(op, ctx, d.geo, d.rq, blocks)
     fields.update(groups=1, col="0", depth_mult=d.depth_mult)
     if choice.in_place:
         fields.update(inplace=1, tmp=ctx.scratch(choice.scratch_bytes(d)))
-    return io_call("tc_dwconv_s8", op, ctx, ctx.params("tc_conv_params_t", fields))
+    kernel = kernel_of(d, choice.in_place)
+    return io_call(kernel, op, ctx, ctx.params("tc_conv_params_t", fields))
+
+
+DW3_TILE = {1: 29, 2: 15}  # tc_depthwise_dsp.c: outputs per buffer tile, (COLS - 4) / LS + 1
+
+
+def kernel_of(d: Depthwise, in_place: bool) -> str:
+    """``tc_dwconv_s8_kxk`` where its any-window DSP path may apply and the 3x3 one would
+    hand the layer back (as tc_dwconv3x3_dsp decides: a window other than 3x3 at depth
+    multiplier 1, channels not in fours, a stride along the lines other than 1 or 2, in place
+    with lines longer than a tile, a shift outside -23..-1 or a folded bias of 2^29), else
+    ``tc_dwconv_s8``: the 5 KB of that path are linked only where a layer calls it."""
+    g, rq = d.geo, d.rq
+    vert = g.out_h > g.out_w
+    ls, line = (g.stride_h, g.out_h) if vert else (g.stride_w, g.out_w)
+    three = (
+        g.k_h == g.k_w == 3
+        and g.dil_h == g.dil_w == 1
+        and d.depth_mult == 1
+        and g.in_c % 4 == 0
+        and ls in DW3_TILE
+        and not (in_place and line > DW3_TILE[ls])
+        and all(-23 <= int(s) <= -1 for s in np.asarray(rq.shift).reshape(-1))
+        and int(np.abs(np.asarray(rq.bias_eff, np.int64)).max(initial=0)) < 1 << 29
+    )
+    fits = max(g.k_h, g.k_w) <= 7 and g.dil_h == g.dil_w == 1
+    return "tc_dwconv_s8_kxk" if fits and not three else "tc_dwconv_s8"
+
+
+LUT_CHANNELS = 64  # 1x1 layers up to this many output channels are tabulated (256 B each)
+
+
+def table_1x1(w: np.ndarray, rq: Requant) -> np.ndarray:
+    """[out_c][256]: TFLM's output of each output channel of a 1x1 depthwise layer (weights
+    ``w`` [out_c]) for each input value -128..127: bias + w * (x + in_offset) in int32,
+    MultiplyByQuantizedMultiplier (the left shift wrapping in int32, as the kernels), the
+    output zero point, the clamp (each table belongs to its output channel, whatever the
+    depth multiplier)."""
+    oc = w.size
+    b = rq.bias if rq.bias is not None else np.zeros(oc, np.int64)
+    x = np.arange(-128, 128, dtype=np.int64)[None, :]
+    acc = wrap_i32(b[:, None] + w.astype(np.int64)[:, None] * (x + rq.in_offset)).astype(np.int64)
+    shift = rq.shift.astype(np.int64)[:, None]
+    xs = wrap_i32(acc << np.maximum(shift, 0)).astype(np.int64)
+    y = rounding_divide_by_pot_np(
+        srdhm_np(xs, rq.mult.astype(np.int64)[:, None]), -np.minimum(shift, 0)
+    )
+    return np.clip(y + rq.out_offset, rq.act_min, rq.act_max).astype(np.int8)
+
+
+def lower_1x1(op: Op, d: Depthwise, ctx: LowerCtx, w: np.ndarray) -> str:
+    """A 1x1 depthwise layer: ``tc_dwconv1x1_s8``, tabulated up to ``LUT_CHANNELS`` channels,
+    else computed per output (in place or not: each output replaces only its own input)."""
+    geo, rq = d.geo, d.rq
+    assert isinstance(rq, Requant)
+    wv = np.asarray(w, np.int8).reshape(-1)
+    fields: dict[str, object] = {k: v for k, v in geo.fields().items() if k in DW1_GEO}
+    fields.update(depth_mult=d.depth_mult, out_offset=rq.out_offset)
+    fields.update(act_min=rq.act_min, act_max=rq.act_max)
+    if wv.size <= LUT_CHANNELS:
+        fields.update(lut=ctx.array("lut", "int8_t", table_1x1(wv, rq)))
+        fields.update(weights="0", bias_eff="0", mult="0", shift="0")
+    else:
+        fields.update(lut="0", weights=ctx.array("weights", "int8_t", wv))
+        fields.update(bias_eff=ctx.array("bias_eff", "int32_t", rq.bias_eff))
+        fields.update(mult=ctx.array("mult", "int32_t", rq.mult))
+        fields.update(shift=ctx.array("shift", "int32_t", rq.shift))
+    return io_call("tc_dwconv1x1_s8", op, ctx, ctx.params("tc_dw1x1_params_t", fields))
+
+
+DW1_GEO = ("batches", "in_h", "in_w", "in_c", "out_h", "out_w", "out_c", "stride_h", "stride_w")
