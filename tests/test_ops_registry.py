@@ -25,6 +25,8 @@ SHARED |= {"datamove"}  # the data-movement operators' copy loops (tc_copy_s8)
 SHARED |= {"s16"}  # what the 16x8 (int16 activation) operators share
 SHARED |= {"rows"}  # row streaming's schedule (the STREAM unit and the units' row methods)
 SHARED |= {"elem_fast"}  # int8 ADD's exact linear forms (add.py)
+SHARED |= {"few"}  # the few-input-channel CONV_2D kernel's choice and weights (conv2d.py)
+SHARED |= {"s16_fast"}  # the 16x8 fast kernels' choices and weight layouts
 
 
 def _model_kinds() -> set[str]:
