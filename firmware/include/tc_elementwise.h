@@ -1,5 +1,6 @@
 /* tinycompile runtime: int8 binary elementwise operators (ADD, MUL, with broadcasting).
- * Kernels: firmware/kernels/tc_elementwise.c (MEAN is in tc_mean.h / tc_mean.c).
+ * Kernels: firmware/kernels/tc_elementwise.c, the int8 MUL in tc_elementwise_mul.c (MEAN is in
+ * tc_mean.h / tc_mean.c).
  *
  * Semantics follow TensorFlow Lite Micro's reference kernels (add_common.cc / integer_ops/add.h,
  * mul_common.cc / integer_ops/mul.h); every multiplier, shift and offset is computed at compile
@@ -61,6 +62,14 @@ typedef struct {
     int32_t out_offset;
     int32_t act_min;
     int32_t act_max;
+    /* int8 MUL's exact forms (tinycompile/ops/mul_fast.py: checked against TFLM's result for
+     * all 65,536 input pairs; 0 where a form does not hold), fast paths of
+     * tc_elementwise_mul.c: dsp_r > 0: Cortex-M4/M7, q = 2^(r-1) + out_offset * 2^r;
+     * m0_r > 0: the 32-bit form of other cores, P = m0_ph * 2^15 + m0_pl ~ out_multiplier / 2,
+     * out = clamp((((t * m0_ph + ((t * m0_pl) >> 15) + m0_rm) >> 15) + m0_rh + (t >> 31))
+     * >> m0_r) with t the product of the offset inputs. */
+    int32_t dsp_q, dsp_r;
+    int32_t m0_ph, m0_pl, m0_rm, m0_rh, m0_r;
 } tc_mul_params_t;
 
 void tc_add_s8(const tc_add_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out);

@@ -1,10 +1,9 @@
-/* tinycompile runtime: ADD and MUL, int8, with broadcasting (tc_add_s8, tc_mul_s8; see
- * tc_elementwise.h).
+/* tinycompile runtime: ADD, int8, with broadcasting (tc_add_s8; see tc_elementwise.h), and the
+ * 16x8 ADD and MUL. The int8 MUL (tc_mul_s8) and its fast paths are in tc_elementwise_mul.c.
  *
  * Match TensorFlow Lite Micro's reference kernels (add.cc with reference/integer_ops/add.h,
  * mul.cc with reference/integer_ops/mul.h, elementwise and broadcast), requantizing with
- * tc_requant (tc_qmath.h). ADD and MUL share most of their code, so they stay one family file; the
- * broadcast loop walker is tc_broadcast.h's. An int8 ADD given input tables (tc_add_params_t)
+ * tc_requant (tc_qmath.h); the broadcast loop walker is tc_broadcast.h's. An int8 ADD given input tables (tc_add_params_t)
  * looks both rescaled inputs up (an int8 has 256 values; the compiler computes each with
  * TFLM's arithmetic), leaving one requantization per element instead of three. Faster still, an
  * int8 ADD given an exact linear form (tc_elementwise.h, ops/elem_fast.py) runs it: two
@@ -232,28 +231,6 @@ static void tc_add_row(const void *vp, int32_t n, const int8_t *x, int32_t sx, c
 void tc_add_s8(const tc_add_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out)
 {
     tc_bcast_walk(p->size, p->rank, p->dims, p->stride1, p->stride2, in1, in2, out, tc_add_row,
-                    p);
-}
-
-/* ------------------------------------------------------------------------------------ MUL */
-
-static void tc_mul_row(const void *vp, int32_t n, const int8_t *x, int32_t sx, const int8_t *y,
-                       int32_t sy, int8_t *out)
-{
-    const tc_mul_params_t *p = (const tc_mul_params_t *)vp;
-    int32_t i;
-
-    for (i = 0; i < n; ++i) {
-        int32_t a = p->in1_offset + x[i * sx];
-        int32_t b = p->in2_offset + y[i * sy];
-        int32_t raw = tc_requant(a * b, p->out_multiplier, p->out_shift) + p->out_offset;
-        out[i] = (int8_t)tc_clamp(raw, p->act_min, p->act_max);
-    }
-}
-
-void tc_mul_s8(const tc_mul_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out)
-{
-    tc_bcast_walk(p->size, p->rank, p->dims, p->stride1, p->stride2, in1, in2, out, tc_mul_row,
                     p);
 }
 

@@ -1,5 +1,5 @@
 /* tinycompile runtime, internal: helpers of the ARMv6-M (Cortex-M0/M0+) kernels
- * (tc_conv2d_m0.c, tc_depthwise_m0.c, tc_fully_connected_m0.c). Portable C99, so they build
+ * (tc_conv2d_m0.c, tc_depthwise_m0.c, tc_fully_connected_m0.c, tc_pool_m0.c). Portable C99, so they build
  * and can be tested everywhere; only ARMv6-M builds call them (the portable kernels dispatch
  * with `#if defined(__ARM_ARCH_6M__)`).
  *
@@ -14,6 +14,7 @@
 
 #include "tc_conv2d.h"
 #include "tc_fully_connected.h"
+#include "tc_pool.h"
 #include "tc_qmath.h"
 
 /* The ARMv6-M entry points, same contracts as tc_dwconv_s8 / tc_conv_s8 / tc_fc_s8. */
@@ -23,6 +24,12 @@ void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out);
 int tc_conv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 /* tc_conv2d_few_m0.c: tc_conv_few_s8 on ARMv6-M (the whole layer). */
 void tc_conv_few_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+
+/* tc_pool_m0.c: tc_maxpool_s8 / tc_avgpool_s8 on ARMv6-M (the whole layer), for windows of
+ * at most TC_POOL_M0_MAXTAPS taps. */
+#define TC_POOL_M0_MAXTAPS 64
+void tc_maxpool_s8_m0(const tc_pool_params_t *p, const int8_t *in, int8_t *out);
+void tc_avgpool_s8_m0(const tc_pool_params_t *p, const int8_t *in, int8_t *out);
 
 /* tc_conv2d_m0.c: a[k] += sum_{i < n} x[i] * w[k * ws + i] for k = 0..3 (Thumb-1 assembly on
  * ARMv6-M, C elsewhere). */

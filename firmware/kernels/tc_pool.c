@@ -4,12 +4,18 @@
  * four at a time. The two operators share that window clipping and loop structure, so they stay
  * one family file. Cortex-M4/M7 (TC_DSP): four channels per word, MAX_POOL_2D with SSUB8/SEL per
  * tap, AVERAGE_POOL_2D summing SXTB16 halves with SADD16 (windows of at most 256 taps, so the
- * 16-bit lane sums cannot overflow), the same rounding per channel; full 2x2 windows unrolled.
+ * 16-bit lane sums cannot overflow), rounded four lanes at a time without a division for
+ * windows of at most 16 taps (tc_avg4_recip_dsp), else per channel; full 2x2 windows unrolled;
+ * channel counts not a multiple of 4 (but at least 4) end with a word overlapping the one
+ * before. ARMv6-M: windows of up to 64 taps run tc_pool_m0.c's loops (the whole layer).
  * tc_avgpool_s16 / tc_maxpool_s16 (16x8): the same arithmetic on int16 (TFLM's int16
  * AveragePool / MaxPool: int32 sum, max from -32768), channel by channel. */
 #include <stdint.h>
 
 #include "tc_kernel_util.h"
+#if defined(__ARM_ARCH_6M__)
+#include "tc_m0.h"
+#endif
 #include "tc_pool.h"
 #include "tc_qmath.h"
 
@@ -62,14 +68,15 @@ TC_INLINE uint32_t tc_min8x4(uint32_t a, uint32_t b)
     return a;
 }
 
-/* Channels [0, C rounded down to 4) of one max-pool output: rows x cols taps from org (taps C
+/* Channels [0, nc rounded down to 4) of one max-pool output: rows x cols taps from org (taps C
  * bytes apart, rows rs), clamped to [lo4, hi4] bytewise when clamp. Returns the channels done. */
-static int32_t tc_maxpool_px_dsp(const int8_t *org, int32_t rows, int32_t cols, int32_t C,
-                                 int32_t rs, uint32_t lo4, uint32_t hi4, int clamp, int8_t *out)
+TC_INLINE int32_t tc_maxpool_px_dsp(const int8_t *org, int32_t rows, int32_t cols, int32_t C,
+                                 int32_t nc, int32_t rs, uint32_t lo4, uint32_t hi4, int clamp,
+                                 int8_t *out)
 {
     int32_t c, y, x;
     if (rows == 2 && cols == 2) { /* the common full 2x2 window: three SSUB8/SEL pairs */
-        for (c = 0; c + 4 <= C; c += 4) {
+        for (c = 0; c + 4 <= nc; c += 4) {
             const int8_t *a = org + c;
             uint32_t m = tc_max8x4(tc_max8x4(tc_ld32(a), tc_ld32(a + C)),
                                    tc_max8x4(tc_ld32(a + rs), tc_ld32(a + rs + C)));
@@ -80,7 +87,7 @@ static int32_t tc_maxpool_px_dsp(const int8_t *org, int32_t rows, int32_t cols, 
         }
         return c;
     }
-    for (c = 0; c + 4 <= C; c += 4) {
+    for (c = 0; c + 4 <= nc; c += 4) {
         const int8_t *row = org + c;
         uint32_t m = 0x80808080u; /* -128 in every lane */
         for (y = 0; y < rows; y++, row += rs) {
@@ -114,13 +121,70 @@ TC_INLINE int32_t tc_avg_round_dsp(int32_t acc, int32_t count, int32_t sh)
     return (acc + ((h ^ s) - s)) / count;
 }
 
-/* Channels [0, C rounded down to 4) of one average-pool output (count <= 256 taps). */
+/* SMULWB / SMULWT: (a * the bottom / top 16-bit lane of b) >> 16. */
+TC_INLINE uint32_t tc_smulwb(int32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("smulwb %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+TC_INLINE uint32_t tc_smulwt(int32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("smulwt %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+/* The rounded averages of four channels' sums (16-bit lanes: se channels 0 and 2, so 1 and 3)
+ * over d = count <= 16 taps, as one word, without a division. TFLM's (acc + d / 2) / d for
+ * acc > 0 and (acc - d / 2) / d (truncated, so a ceiling) for acc <= 0 are both
+ * floor((acc + c) / d), c = d / 2 where acc >= 0 and d - 1 - d / 2 where acc < 0 (both give 0
+ * at acc = 0). Per lane N = acc + c + 128 d is in [0, 255 d + d / 2] (|acc| <= 128 d), below
+ * 2^15; SSUB16 sets GE where acc >= 0 and SEL picks kp or kn, the two values of c + 128 d.
+ * SMULWB/SMULWT by m16 = ceil(2^16 / d) = (2^16 + e) / d (0 <= e < d) give floor(N / d):
+ * with N = q d + r, N m16 / 2^16 = q + (r + N e / 2^16) / d and N e < 255.5 d^2 <= 65408 <
+ * 2^16 (d <= 16), so the floor is q = TFLM's average + 128, in [0, 255]; bytes packed, flipped
+ * by 0x80 back to int8, clamped to [lo4, hi4] bytewise when clamp (tests/test_kernels_fast_mul.py
+ * checks every d and N). */
+TC_INLINE uint32_t tc_avg4_recip_dsp(uint32_t se, uint32_t so, uint32_t kp, uint32_t kn,
+                                     int32_t m16, uint32_t lo4, uint32_t hi4, int clamp)
+{
+    uint32_t t, w, e, o;
+    __asm__("ssub16 %[t], %[s], %[z]\n\tsel %[t], %[p], %[n]\n\tsadd16 %[s], %[s], %[t]"
+            : [s] "+r"(se), [t] "=&r"(t)
+            : [z] "r"(0), [p] "r"(kp), [n] "r"(kn)
+            : "cc");
+    __asm__("ssub16 %[t], %[s], %[z]\n\tsel %[t], %[p], %[n]\n\tsadd16 %[s], %[s], %[t]"
+            : [s] "+r"(so), [t] "=&r"(t)
+            : [z] "r"(0), [p] "r"(kp), [n] "r"(kn)
+            : "cc");
+    e = tc_pkhbt16(tc_smulwb(m16, se), tc_smulwt(m16, se));
+    o = tc_pkhbt16(tc_smulwb(m16, so), tc_smulwt(m16, so));
+    w = (e | (o << 8)) ^ 0x80808080u;
+    if (clamp) {
+        w = tc_min8x4(tc_max8x4(w, lo4), hi4);
+    }
+    return w;
+}
+
+/* Channels [0, C) of one average-pool output (none when C < 4; when C is not a multiple of 4,
+ * a last word overlaps the one before, its channels recomputed alike; count <= 256 taps;
+ * m16 > 0: count <= 16, rounded by tc_avg4_recip_dsp with its constants kp, kn). */
 static int32_t tc_avgpool_px_dsp(const int8_t *org, int32_t rows, int32_t cols, int32_t C,
                                  int32_t rs, int32_t count, int32_t sh, int32_t lo, int32_t hi,
-                                 int8_t *out)
+                                 int32_t m16, uint32_t kp, uint32_t kn, int8_t *out)
 {
+    const uint32_t lo4 = (uint8_t)lo * 0x01010101u, hi4 = (uint8_t)hi * 0x01010101u;
+    const int clamp = lo > -128 || hi < 127;
     int32_t c, y, x;
-    for (c = 0; c + 4 <= C; c += 4) {
+    for (c = 0;; c += 4) {
+        if (c + 4 > C) { /* a last word overlapping the one before */
+            if (c >= C || C < 4) {
+                break;
+            }
+            c = C - 4;
+        }
         const int8_t *row = org + c;
         uint32_t se = 0, so = 0;
         int32_t nr = rows;
@@ -143,6 +207,11 @@ static int32_t tc_avgpool_px_dsp(const int8_t *org, int32_t rows, int32_t cols, 
                 so = (uint32_t)__sadd16((int16x2_t)so, (int16x2_t)tc_sxtb16_hi(w));
             }
         }
+        if (m16 > 0) {
+            const uint32_t w = tc_avg4_recip_dsp(se, so, kp, kn, m16, lo4, hi4, clamp);
+            memcpy(out + c, &w, 4);
+            continue;
+        }
         out[c] = (int8_t)tc_clamp(tc_avg_round_dsp((int16_t)se, count, sh), lo, hi);
         out[c + 1] = (int8_t)tc_clamp(tc_avg_round_dsp((int16_t)so, count, sh), lo, hi);
         out[c + 2] = (int8_t)tc_clamp(tc_avg_round_dsp((int32_t)se >> 16, count, sh), lo, hi);
@@ -150,12 +219,29 @@ static int32_t tc_avgpool_px_dsp(const int8_t *org, int32_t rows, int32_t cols, 
     }
     return c;
 }
+
+/* The last four channels of a max-pool output when C is not a multiple of 4 (a word overlapping
+ * the one before, its channels recomputed alike): out of line, so the main loop stays as it
+ * compiles alone. */
+__attribute__((noinline)) static void tc_maxpool_tail_dsp(const int8_t *org, int32_t rows,
+                                                          int32_t cols, int32_t C, int32_t rs,
+                                                          uint32_t lo4, uint32_t hi4, int clamp,
+                                                          int8_t *out)
+{
+    (void)tc_maxpool_px_dsp(org + C - 4, rows, cols, C, 4, rs, lo4, hi4, clamp, out + C - 4);
+}
 #endif
 
 void tc_avgpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->channels;
     int32_t n, oy, ox, c;
+#if defined(__ARM_ARCH_6M__)
+    if (p->f_h * p->f_w <= TC_POOL_M0_MAXTAPS) {
+        tc_avgpool_s8_m0(p, in, out);
+        return;
+    }
+#endif
     for (n = 0; n < p->batches; n++) {
         const int8_t *img = in + n * H * W * C;
         for (oy = 0; oy < p->out_h; oy++) {
@@ -181,8 +267,16 @@ void tc_avgpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
                     c = 0;
 #if TC_DSP
                     if (count <= 256) {
+                        int32_t m16 = 0;
+                        uint32_t kp = 0, kn = 0;
+                        if (count <= 16) { /* tc_avg4_recip_dsp's constants */
+                            const int32_t h = count >> 1, b = 128 * count;
+                            m16 = (65535 + count) / count;
+                            kp = (uint32_t)(b + h) * 0x10001u;
+                            kn = (uint32_t)(b + count - 1 - h) * 0x10001u;
+                        }
                         c = tc_avgpool_px_dsp(org, rows, cols, C, W * C, count, sh, p->act_min,
-                                              p->act_max, out);
+                                              p->act_max, m16, kp, kn, out);
                         out += c;
                     }
 #endif
@@ -235,6 +329,12 @@ void tc_maxpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->channels;
     int32_t n, oy, ox, c;
+#if defined(__ARM_ARCH_6M__)
+    if (p->f_h * p->f_w <= TC_POOL_M0_MAXTAPS) {
+        tc_maxpool_s8_m0(p, in, out);
+        return;
+    }
+#endif
 #if TC_DSP
     const uint32_t lo4 = (uint8_t)p->act_min * 0x01010101u;
     const uint32_t hi4 = (uint8_t)p->act_max * 0x01010101u;
@@ -257,7 +357,12 @@ void tc_maxpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
                     c = 0;
 #if TC_DSP
                     if (rows > 0 && cols > 0) {
-                        c = tc_maxpool_px_dsp(org, rows, cols, C, W * C, lo4, hi4, clamp, out);
+                        c = tc_maxpool_px_dsp(org, rows, cols, C, C, W * C, lo4, hi4, clamp,
+                                              out);
+                        if (c < C && C >= 4) {
+                            tc_maxpool_tail_dsp(org, rows, cols, C, W * C, lo4, hi4, clamp, out);
+                            c = C;
+                        }
                         out += c;
                     }
 #endif

@@ -1,8 +1,11 @@
 """MUL (int8, broadcasting), as TFLM's mul.cc computes it: the product of the offset inputs
 requantized by ``input1_scale * input2_scale / output_scale`` (``CalculateOpDataMul`` in
 mul_common.cc), clamped to the fused activation. Kernel: ``tc_mul_s8``
-(firmware/kernels/tc_elementwise.c). Runs in place over input 0 when sizes allow. 16x8 (int16,
-zero points 0, as TFLM's mul_common.cc requires): the same arithmetic, ``tc_mul_s16``.
+(firmware/kernels/tc_elementwise_mul.c). Runs in place over input 0 when sizes allow. The
+compiler recomputes TFLM's result for all 65,536 input pairs and hands the kernel the fast forms
+that reproduce every one (``mul_fast.mul_forms``: the Cortex-M4/M7 SMMLAR form and the 32-bit
+form of the other cores), at no flash cost beyond seven words. 16x8 (int16, zero points 0, as
+TFLM's mul_common.cc requires): the same arithmetic, ``tc_mul_s16`` (tc_elementwise.c).
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ from ..quant.qmath import quantize_multiplier
 from .base import Choice, LowerCtx, Operator, Prepared, register
 from .broadcast import binary_call, check_binary, shape_fields
 from .common import fused_activation, inp, out
+from .mul_fast import mul_forms
 from .s16 import is_int16
 
 
 @dataclass(frozen=True, kw_only=True)
 class Mul(Prepared):
     fields: tuple[tuple[str, int], ...]
+    forms: tuple[tuple[str, int], ...] = ()  # int8 MUL's exact forms (mul_fast)
 
 
 @register
@@ -46,10 +51,12 @@ class MulOp(Operator):
             "act_min": lo,
             "act_max": hi,
         }
-        return Mul(macs=o.size, fields=tuple(fields.items()))
+        forms = () if o.dtype == "int16" else tuple(mul_forms(fields).items())
+        return Mul(macs=o.size, fields=tuple(fields.items()), forms=forms)
 
     def lower(self, op: Op, g: Graph, d: Mul, ctx: LowerCtx, choice: Choice) -> str:
         fields = shape_fields(op, g, ctx)
         fields.update(d.fields)
+        fields.update(d.forms)
         fn = "tc_mul_s16" if is_int16(op, g) else "tc_mul_s8"
         return binary_call(fn, op, ctx, ctx.params("tc_mul_params_t", fields))
