@@ -16,32 +16,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import tflite
-from modelgen.tflite_writer import Node, T, write
+from modelgen.elem_models import binary, pool
+from modelgen.elem_models import clamp as _clamp
 
 from tinycompile import api
 from tinycompile.ops.mul_fast import mul_exact, mul_forms, mul_forms_check
 from tinycompile.quant.qmath import quantize_multiplier
 
-ACT = {"none": 0, "relu": 1, "relu6": 3}
 BOARDS = ("host", "stm32f746", "stm32f407", "samd21")
-
-
-def _opts(kind: str, **fields: int):
-    def w(b) -> int:
-        getattr(tflite, f"{kind}Start")(b)
-        for k, v in fields.items():
-            getattr(tflite, f"{kind}Add{k}")(b, v)
-        return getattr(tflite, f"{kind}End")(b)
-
-    return w
-
-
-def _clamp(act: str, so: float, zo: int) -> tuple[int, int]:
-    if act == "none":
-        return -128, 127
-    hi = 127 if act == "relu" else min(127, zo + round(6.0 / so))
-    return max(-128, zo), hi
 
 
 def _fields(sa, za, sb, zb, so, zo, act) -> dict[str, int]:
@@ -104,11 +86,7 @@ def test_avgpool_reciprocals_exact() -> None:
 
 
 def _mul(path: Path, a, b, act, qa, qb, qo) -> Path:
-    out = tuple(np.broadcast_shapes(a, b))
-    opts = _opts("MulOptions", FusedActivationFunction=ACT[act])
-    tensors = [T("a", a, quant=qa), T("b", b, quant=qb), T("y", out, quant=qo)]
-    path.write_bytes(write(tensors, [Node("MUL", [0, 1], [2], "MulOptions", opts)], [0, 1], [2]))
-    return path
+    return binary(path, "MUL", a, b, act, qa, qb, qo)
 
 
 G = ((0.05, -3), (1 / 256, -128), (0.03, 10))  # a tensor times a sigmoid gate
@@ -157,19 +135,7 @@ def test_mul_models_get_both_forms() -> None:
 
 
 def _pool(path: Path, kind: str, hwc, k: int, s: int, pad: str, act: str) -> Path:
-    h, w, c = hwc
-
-    def o(n: int) -> int:
-        return (n - k) // s + 1 if pad == "valid" else -(-n // s)
-
-    opts = _opts(
-        "Pool2DOptions", Padding=0 if pad == "same" else 1, StrideW=s, StrideH=s,
-        FilterWidth=k, FilterHeight=k, FusedActivationFunction=ACT[act],
-    )  # fmt: skip
-    q = (0.04, -7)
-    tensors = [T("x", (1, h, w, c), quant=q), T("y", (1, o(h), o(w), c), quant=q)]
-    path.write_bytes(write(tensors, [Node(kind, [0], [1], "Pool2DOptions", opts)], [0], [1]))
-    return path
+    return pool(path, kind, hwc, k, s, pad, act)
 
 
 POOLS = {
