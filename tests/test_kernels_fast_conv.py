@@ -153,6 +153,11 @@ def _nets() -> dict[str, _Net]:
         "pw_strided": _Net((1, 5, 9, 6), 8).conv(10, 1, 2, act="RELU").conv(7, 1, 3),
         # k x k in place (stride 1, SAME, out_c <= in_c): the output ring, one pixel at a time
         "ring": _Net((1, 7, 9, 12), 4).conv(12, 3, act="RELU").conv(10, 3).conv(5, (3, 5)),
+        # the ring over wide windows, each layer alone (at the peak: no column): 5x5 over 24
+        # channels (K = 600: borders through the stack window, up to TC_CONV_EDGE_MAX_K =
+        # 1024), 7x7 (K = 1176: borders by the reference loops)
+        "ring_k5": _Net((1, 7, 6, 24), 12).conv(24, 5, act="RELU6"),
+        "ring_k7": _Net((1, 7, 6, 24), 13).conv(20, 7),
         # FULLY_CONNECTED (its own paths: tests/test_kernels_fast_fc.py): one row, three rows,
         # depths 37 and 9
         # the int16 column GEMM (tc_conv2d_dsp.c): a first layer at the peak through a column
@@ -194,6 +199,8 @@ def test_models_reach_the_paths(tmp_path: Path) -> None:
         "pw_shrink": [(True, False)] * 2 + [(False, False)],
         "pw_plain": [(True, False), (False, False)],
         "ring": [(True, False)] * 3,
+        "ring_k5": [(True, False)],
+        "ring_k7": [(True, True)],  # (a column would pass IM2COL_MAX_BYTES: scratch 0)
         "col16": [(False, False), (True, True), (False, True)],
         "col16_c3": [(False, False), (True, True)],
         "col16_c7": [(False, False), (True, True)],

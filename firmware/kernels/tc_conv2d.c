@@ -219,7 +219,7 @@ static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
 
 #if TC_DSP
 /* Largest window (k_h * k_w * in_c) whose border copies go to the stack (tc_conv_edge). */
-#define TC_CONV_EDGE_MAX_K 576
+#define TC_CONV_EDGE_MAX_K 1024
 
 /* A border pixel on DSP cores (groups == 1, small windows): its window is copied to a stack
  * buffer with the zero point in the padding (those taps then add w * (zero_point + in_offset)
