@@ -141,3 +141,33 @@ def test_float_input_quantized_in_place(tmp_path: Path) -> None:
     for board in ("host", "qemu-m7"):
         r = api.compare(m, board=board, n=3, layers=board == "host", workdir=tmp_path / board)
         assert r.ok and r.mismatches == 0, str(r)
+
+
+def _dequantize_model(path: Path, dtype: str) -> Path:
+    """int8 / int16 [1, 9, 7, 5] -> DEQUANTIZE -> float."""
+    ts = [T("x", (1, 9, 7, 5), dtype, quant=(0.021, -3 if dtype == "int8" else 0)),
+          T("y", (1, 9, 7, 5), "float32")]  # fmt: skip
+    path.write_bytes(write(ts, [Node("DEQUANTIZE", [0], [1])], [0], [1]))
+    return path
+
+
+def test_float_output_dequantized_in_place(tmp_path: Path) -> None:
+    """Without --int8-io the final DEQUANTIZE writes its float output from its int8 input's
+    first byte on (``Prepared.in_place_grows``, a backward walk): its step holds the float
+    output only, the buffer grows upwards there; from int16 too. Bit-exact on the host and in
+    QEMU (Cortex-M7; the Cortex-M0+ samd21 for int16)."""
+    m = _model(tmp_path / "m.tflite")
+    p = api.plan(m)
+    d = p.graph.ops[-1]
+    assert d.kind == "DEQUANTIZE" and p.offset(d.inputs[0]) == p.offset(d.outputs[0])
+    assert p.layers[-1].live_bytes == 12 * 10 * 8 * 4  # the float output alone
+    b = p.buffers[p.storage[d.outputs[0]]]
+    assert not b.down and b.size_at(len(p.layers) - 2) == 12 * 10 * 8 < b.size_at(len(p.layers) - 1)
+    r = api.compare(m, board="qemu-m7", n=3, layers=False, workdir=tmp_path / "m7")
+    assert r.ok and r.mismatches == 0, str(r)
+    for dtype, board in (("int8", "host"), ("int16", "host"), ("int16", "samd21")):
+        m = _dequantize_model(tmp_path / f"{dtype}.tflite", dtype)
+        p = api.plan(m)
+        assert p.arena_bytes == 1264, (dtype, p.arena_bytes)  # 9 * 7 * 5 floats, 8-aligned
+        r = api.compare(m, board=board, n=3, layers=False, workdir=tmp_path / f"{dtype}{board}")
+        assert r.ok and r.mismatches == 0, str(r)

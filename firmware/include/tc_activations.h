@@ -7,7 +7,9 @@
  * - DEQUANTIZE is a 256-entry table of float bit patterns;
  * - SOFTMAX gets the Q0.31 exp() of every possible (max - x) difference; the row sum,
  *   reciprocal and output scaling run here with gemmlowp's fixed-point arithmetic.
- * Every kernel may run in place (out == in) except tc_dequantize_s8_f32.
+ * Every kernel may run in place (out == in); the float QUANTIZE writes its narrower output
+ * over its input's first bytes (it walks forwards), DEQUANTIZE its wider output from its
+ * input's first byte on (it walks backwards).
  */
 #ifndef TC_ACTIVATIONS_H
 #define TC_ACTIVATIONS_H

@@ -54,8 +54,9 @@ int tc_lut_checked_s8(const tc_lut_checked_params_t *p, const int8_t *in, int8_t
 void tc_dequantize_s8_f32(const tc_dequantize_params_t *p, const int8_t *in, float *out)
 {
     uint32_t i;
-    for (i = 0; i < p->size; i++) {
-        memcpy(&out[i], &p->lut_bits[(uint8_t)in[i]], sizeof(float));
+    for (i = p->size; i > 0; i--) { /* backwards: in place, out may start at in */
+        const uint32_t bits = p->lut_bits[(uint8_t)in[i - 1]];
+        memcpy(&out[i - 1], &bits, sizeof(float));
     }
 }
 
@@ -120,8 +121,10 @@ void tc_dequantize_s16_f32(const tc_quantize_params_t *p, const int16_t *in, flo
     float scale;
     uint32_t i;
     memcpy(&scale, &p->scale_bits, sizeof scale);
-    for (i = 0; i < p->size; i++) {
-        out[i] = scale * (float)((int32_t)in[i] - p->zero_point);
+    for (i = p->size; i > 0; i--) { /* backwards: in place, out may start at in */
+        int16_t q; /* read through memcpy: in and out may be the same bytes */
+        memcpy(&q, &in[i - 1], sizeof q);
+        out[i - 1] = scale * (float)((int32_t)q - p->zero_point);
     }
 }
 

@@ -81,6 +81,9 @@ class Prepared:
     in_place_shrinks: bool = False  # its output, narrower than input 0, may start where input 0
     # starts whenever input 0 dies here (float -> int8 QUANTIZE: a forward walk that reads each
     # element before it writes a narrower one); the planner always takes it (no choice)
+    in_place_grows: bool = False  # its output, wider than input 0, may start where input 0
+    # starts whenever input 0 dies here (int8 -> float DEQUANTIZE: a backward walk that reads
+    # each element before its wider result covers it); the planner always takes it (no choice)
     workspace: int = 0  # arena the op always needs beside its tensors (a streamed segment's
     # row windows), at the start of its scratch region; never in place
 

@@ -153,13 +153,14 @@ class DequantizeOp(Operator):
             if o.dtype != "float32":
                 raise fail(op, f"int16 -> {o.dtype} dequantization is not supported")
             _same_size(op, g)
-            return Dequantize(table=None)
+            return Dequantize(table=None, in_place_grows=True)
         require_int8(op, g, [i.id], "input")
         positive_scales(op, i)
         if o.dtype != "float32":
             raise fail(op, f"int8 -> {o.dtype} dequantization is not supported (float32 only)")
         _same_size(op, g)
-        return Dequantize(table=T.dequantize_table(i.quant.s, i.quant.zp).view(np.uint32))
+        table = T.dequantize_table(i.quant.s, i.quant.zp).view(np.uint32)
+        return Dequantize(table=table, in_place_grows=True)
 
     def lower(self, op: Op, g: Graph, d: Dequantize, ctx: LowerCtx, choice: Choice) -> str:
         if d.table is None:

@@ -44,6 +44,7 @@ def steps_of(prepared: list[PreparedOp], choices: dict[int, Choice]) -> list[Ste
                 p.data.macs,
                 p.data.in_place_shifts,
                 p.data.in_place_shrinks,
+                p.data.in_place_grows,
             )
         )
     return out

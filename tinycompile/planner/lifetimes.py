@@ -16,7 +16,10 @@ share a buffer (cost nothing extra) when:
   grown buffer with another size;
 - the op writes a narrower output over the start of its dying input (``Prepared.
   in_place_shrinks``: a float input's QUANTIZE): the buffer shrinks to the output from the
-  next step on, and takes no larger tensor afterwards.
+  next step on, and takes no larger tensor afterwards;
+- the op writes a wider output over its dying input from the same first byte (``Prepared.
+  in_place_grows``: an output's DEQUANTIZE to float): the buffer grows upwards from this step
+  (its tensors start together), where it had neither grown downwards nor shrunk.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class Step:
     macs: int
     shifts: bool = False  # its in-place variant also runs end-aligned (``Prepared``)
     shrinks: bool = False  # its narrower output may start on input 0 (``Prepared``)
+    grows: bool = False  # its wider output may start on input 0 (``Prepared``)
 
 
 @dataclass
@@ -100,6 +104,17 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
         storage[tid] = bid
         shrunk.add(bid)
 
+    def grow_up(tid: int, bid: int, step: int) -> None:
+        b = buffers[bid]
+        if not b.grow:
+            b.grow.append((b.first, b.nbytes))
+        b.grow.append((step, align(g.t(tid).nbytes)))
+        b.nbytes = align(g.t(tid).nbytes)
+        b.tensors.append(tid)
+        b.last = max(b.last, last_use.get(tid, b.last))
+        storage[tid] = bid
+        fixed.add(bid)  # its tensors start together: it never grows downwards after this
+
     def can_join(tid: int, src: int, shifts: bool, step: int) -> bool:
         """Whether an in-place op's output may share its input's buffer. Tensors of a buffer
         grown downwards end together (8-byte aligned), of any other start together. An op whose
@@ -152,6 +167,18 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
                 and dies_here(b, s)
             ):
                 shrink(tid, b.id, s)
+                continue
+            if (
+                k == 0
+                and st.grows
+                and b is not None
+                and not b.down
+                and b.id not in shrunk
+                and g.t(tid).nbytes > g.t(src).nbytes
+                and align(g.t(tid).nbytes) > b.nbytes
+                and dies_here(b, s)
+            ):
+                grow_up(tid, b.id, s)
                 continue
             new_buffer(tid, s)
         if st.scratch:
