@@ -4,8 +4,10 @@ row at a time through windows of a few rows, bit for bit TFLM's whole layers.
 - The row scheduler on made-up layers: bands, window sizes, and its own replay (``rows.check``)
   failing on a window one row too small.
 - Random chains of CONV_2D (windows up to 5 rows, strides 1-2, dilation 2, SAME and VALID),
-  DEPTHWISE_CONV_2D (depth multipliers 1-2) and residual ADDs, streamed whole or in part,
-  compared with TFLM layer by layer on the host and in QEMU on Cortex-M4 and M0+.
+  DEPTHWISE_CONV_2D (depth multipliers 1-2), average and max pooling, residual ADDs and MUL
+  gates,
+  streamed whole or in part,
+  compared with TFLM layer by layer on the host and in QEMU on Cortex-M4, M7 and M0+.
 - ResNet-8: the arena the issue asks for (at most half of TFLM's 55,936 B), streamed
   automatically for the samd21 (32 KB of SRAM) with `plan --board samd21` explaining it; its
   board image links within the samd21's SRAM (the emulator build runs bit-exactly in
@@ -156,6 +158,42 @@ class _Chain(_Net):
         self.cur = n
         return self
 
+    def mul(self, other: int, act: str) -> _Chain:
+        a, b = self.tensors[self.cur], self.tensors[other]
+        s = a.quant[0] * b.quant[0] * 300.0
+
+        def opts(bld) -> int:
+            tflite.MulOptionsStart(bld)
+            tflite.MulOptionsAddFusedActivationFunction(bld, ACT[act])
+            return tflite.MulOptionsEnd(bld)
+
+        n = len(self.tensors)
+        self.tensors.append(T(f"y{n}", a.shape, quant=(float(np.float32(s)), -5)))
+        self.nodes.append(Node("MUL", [self.cur, other], [n], "MulOptions", opts))
+        self.cur = n
+        return self
+
+    def pool(self, kind: str, k: int, stride: int, padding: str, act: str) -> _Chain:
+        a = self.tensors[self.cur]
+        _, h, w, c = a.shape
+        oh, ow = _out(h, k, stride, padding, 1), _out(w, k, stride, padding, 1)
+
+        def opts(b) -> int:
+            tflite.Pool2DOptionsStart(b)
+            tflite.Pool2DOptionsAddPadding(b, getattr(tflite.Padding, padding))
+            tflite.Pool2DOptionsAddStrideW(b, stride)
+            tflite.Pool2DOptionsAddStrideH(b, stride)
+            tflite.Pool2DOptionsAddFilterWidth(b, k)
+            tflite.Pool2DOptionsAddFilterHeight(b, k)
+            tflite.Pool2DOptionsAddFusedActivationFunction(b, ACT[act])
+            return tflite.Pool2DOptionsEnd(b)
+
+        n = len(self.tensors)
+        self.tensors.append(T(f"y{n}", (1, oh, ow, c), quant=a.quant))
+        self.nodes.append(Node(kind, [self.cur], [n], "Pool2DOptions", opts))
+        self.cur = n
+        return self
+
 
 def _out(size: int, k: int, stride: int, padding: str, dil: int) -> int:
     eff = (k - 1) * dil + 1
@@ -172,7 +210,9 @@ def chain(seed: int) -> tuple[_Chain, int, str]:
     for _ in range(n):
         x = net.cur
         _, ih, iw, ic = net.tensors[x].shape
-        kind = r.choice(["conv", "conv", "dw", "add"] if ih >= 5 and iw >= 5 else ["conv", "dw"])
+        big = ih >= 5 and iw >= 5
+        some = ["conv", "conv", "dw", "add", "pool", "mul"] if big else ["conv", "dw", "pool"]
+        kind = r.choice(some)
         act = r.choice(["NONE", "RELU", "RELU6"])
         if kind == "conv":
             k, dil = r.choice([(1, 1), (3, 1), (3, 2), (5, 1), (2, 1)])
@@ -186,9 +226,18 @@ def chain(seed: int) -> tuple[_Chain, int, str]:
             pad = "SAME" if k > min(ih, iw) else r.choice(["SAME", "VALID"])
             net.dw(k, stride, pad, dm, act)
             desc.append(f"dw k{k} s{stride} x{dm} {pad}")
-        else:  # a residual block: 3x3 conv keeping the shape, then ADD with its input
+        elif kind == "pool":
+            pk, stride = r.choice([(2, 2), (3, 1), (3, 2)])
+            pad = "SAME" if pk > min(ih, iw) else r.choice(["SAME", "VALID"])
+            op = r.choice(["AVERAGE_POOL_2D", "MAX_POOL_2D"])
+            net.pool(op, pk, stride, pad, act)
+            desc.append(f"{op[:3].lower()}pool k{pk} s{stride} {pad}")
+        elif kind == "add":  # a residual block: 3x3 conv keeping the shape, then ADD
             net.conv_d(ic, 3, 1, "SAME", 1, "RELU").add(x, act)
             desc.append(f"res{ic}")
+        else:  # a gate: a 1x1 conv keeping the shape, then MUL with its input
+            net.conv_d(ic, 1, 1, "SAME", 1, "NONE").mul(x, act)
+            desc.append(f"gate{ic}")
     layers = len(net.nodes)
     return net, r.randint(2, layers), " -> ".join(desc)
 
@@ -209,7 +258,8 @@ def test_random_chains_streamed_match_tflm_on_the_host(tmp_path: Path, seed: int
 
 @pytest.mark.qemu
 @pytest.mark.parametrize(("seed", "board"), [(200, "stm32f407"), (201, "stm32f407"),
-                                             (202, "samd21"), (203, "samd21")])  # fmt: skip
+                                             (202, "samd21"), (203, "samd21"),
+                                             (222, "samd21"), (223, "stm32f746")])  # fmt: skip
 def test_random_chains_streamed_match_tflm_in_qemu(tmp_path: Path, seed: int, board: str) -> None:
     _compare(tmp_path, seed, board)
 

@@ -5,7 +5,9 @@ mul_common.cc), clamped to the fused activation. Kernel: ``tc_mul_s8``
 compiler recomputes TFLM's result for all 65,536 input pairs and hands the kernel the fast forms
 that reproduce every one (``mul_fast.mul_forms``: the Cortex-M4/M7 SMMLAR form and the 32-bit
 form of the other cores), at no flash cost beyond seven words. 16x8 (int16, zero points 0, as
-TFLM's mul_common.cc requires): the same arithmetic, ``tc_mul_s16`` (tc_elementwise.c).
+TFLM's mul_common.cc requires): the same arithmetic, ``tc_mul_s16`` (tc_elementwise.c). Two
+int8 NHWC tensors of one shape (batch 1) multiply row by row in a streamed segment
+(``ops.rows``).
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from typing import Any
 
 from ..ir import Graph, Op
 from ..quant.qmath import quantize_multiplier
-from .base import Choice, LowerCtx, Operator, Prepared, register
+from .base import Bands, Choice, LowerCtx, Operator, Prepared, register
 from .broadcast import binary_call, check_binary, shape_fields
 from .common import fused_activation, inp, out
 from .mul_fast import mul_forms
+from .rows import Reach, row_view
 from .s16 import is_int16
 
 
@@ -60,3 +63,15 @@ class MulOp(Operator):
         fields.update(d.forms)
         fn = "tc_mul_s16" if is_int16(op, g) else "tc_mul_s8"
         return binary_call(fn, op, ctx, ctx.params("tc_mul_params_t", fields))
+
+    def row_reach(self, op: Op, g: Graph, d: Mul) -> tuple[Reach, ...] | None:
+        shapes = {inp(op, g, 0).shape, inp(op, g, 1).shape, out(op, g).shape}
+        o = out(op, g)
+        if len(shapes) != 1 or len(o.shape) != 4 or o.shape[0] != 1 or is_int16(op, g):
+            return None  # broadcasting or not NHWC: rows do not line up
+        return (Reach(), Reach())
+
+    def lower_row(
+        self, op: Op, g: Graph, d: Mul, ctx: LowerCtx, choice: Choice, bands: Bands
+    ) -> str:
+        return self.lower(op, row_view(g, [*op.inputs[:2], op.outputs[0]]), d, ctx, choice)

@@ -5,7 +5,10 @@ TFLM (pooling_common.cc, reference_integer_ops::AveragePool / MaxPool): padding 
 positions are never counted; the average is ``(sum +- count / 2) / count`` with C's truncating
 division; max starts from -128; both clamp to the fused activation's range. Input and output
 must share their quantization (TFLM refuses otherwise), so no requantization happens.
-The window geometry and its checks are the convolutions' (``conv_common.window``).
+The window geometry and its checks are the convolutions' (``conv_common.window``). In a streamed
+segment (``ops.rows``, int8, batch 1) an output row is the kernel run on the band of input rows
+its windows read, with the padding rows above the band as ``pad_h``: the windows are clipped to
+the same taps as in the whole layer, so the results are the same.
 Kernels: ``tc_avgpool_s8`` / ``tc_maxpool_s8`` in firmware/kernels/tc_pool.c; 16x8 (int16,
 zero point 0): ``tc_avgpool_s16`` / ``tc_maxpool_s16``, the same arithmetic (max from -32768).
 """
@@ -13,13 +16,14 @@ zero point 0): ``tc_avgpool_s16`` / ``tc_maxpool_s16``, the same arithmetic (max
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..ir import Graph, Op
-from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .base import Bands, Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import activation_range, inp, io_call, out, require_int8, window_options
 from .conv_common import window
+from .rows import Reach
 from .s16 import is_int16, require_int16
 
 KERNELS = {"AVERAGE_POOL_2D": "tc_avgpool_s8", "MAX_POOL_2D": "tc_maxpool_s8"}
@@ -79,3 +83,16 @@ class PoolOp(Operator):
         p = ctx.params("tc_pool_params_t", dict(d.fields))
         fn = KERNELS[op.kind]
         return io_call(fn.replace("_s8", "_s16q") if is_int16(op, g) else fn, op, ctx, p)
+
+    def row_reach(self, op: Op, g: Graph, d: Pool) -> tuple[Reach, ...] | None:
+        f = dict(d.fields)
+        if f["batches"] != 1 or is_int16(op, g):
+            return None
+        return (Reach(f["f_h"], f["stride_h"], 1, f["pad_h"]),)
+
+    def lower_row(
+        self, op: Op, g: Graph, d: Pool, ctx: LowerCtx, choice: Choice, bands: Bands
+    ) -> str:
+        rows, pad = bands[0]
+        f = dict(d.fields) | {"in_h": rows, "out_h": 1, "pad_h": pad}
+        return self.lower(op, g, replace(d, fields=tuple(f.items())), ctx, choice)
