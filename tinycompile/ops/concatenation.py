@@ -1,7 +1,8 @@
 """CONCATENATION (int8), a byte copy: ``tc_concat_s8`` (firmware/kernels/tc_shape.c). TFLM's
 concatenation.cc refuses int8 inputs whose scale or zero point differs from the output's (it
 never requantizes), so such models are refused here too: copying or requantizing would both be a
-guess.
+guess. Along W or C of NHWC tensors (batch 1) it runs row by row in a streamed segment
+(``ops.rows``): an output row is the inputs' same rows side by side.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..ir import Graph, Op
-from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .base import Bands, Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import fused_activation, out, require_int8
+from .rows import Reach, row_view
 
 
 def concat_axis(op: Op, g: Graph) -> int:
@@ -66,6 +68,19 @@ class ConcatenationOp(Operator):
 
     def lower(self, op: Op, g: Graph, d: Prepared, ctx: LowerCtx, choice: Choice) -> str:
         return _lower(op, g, ctx)
+
+    def row_reach(self, op: Op, g: Graph, d: Prepared) -> tuple[Reach, ...] | None:
+        o = out(op, g)
+        if len(o.shape) != 4 or o.shape[0] != 1 or concat_axis(op, g) < 2:
+            return None  # along H (or not NHWC): an output row is not the inputs' rows
+        if len(set(op.inputs)) != len(op.inputs):
+            return None
+        return tuple(Reach() for _ in op.inputs)
+
+    def lower_row(
+        self, op: Op, g: Graph, d: Prepared, ctx: LowerCtx, choice: Choice, bands: Bands
+    ) -> str:
+        return _lower(op, row_view(g, [*op.inputs, op.outputs[0]]), ctx)
 
 
 def _lower(op: Op, g: Graph, ctx: LowerCtx) -> str:
