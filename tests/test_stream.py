@@ -33,6 +33,7 @@ from test_kernels_fast_conv import ACT, _Net
 from tinycompile import api
 from tinycompile.ops import rows
 from tinycompile.ops.rows import Reach, RowLayer
+from tinycompile.planner import streams
 from tinycompile.planner.streams import streamed_ops
 
 RESNET = MODELS / "ic_resnet8.tflite"
@@ -290,6 +291,28 @@ def test_random_chains_streamed_match_tflm_on_the_host(tmp_path: Path, seed: int
                                              (230, "stm32f407")])  # fmt: skip
 def test_random_chains_streamed_match_tflm_in_qemu(tmp_path: Path, seed: int, board: str) -> None:
     _compare(tmp_path, seed, board)
+
+
+def test_two_segments_where_two_stages_peak(tmp_path: Path, monkeypatch) -> None:
+    """A detector whose first stage and head both set peaks (tests/models/real/tiny_det.tflite:
+    the head concatenates an upsampled branch): "min" streams both, one segment after the
+    other, for a smaller arena than the best single segment; `plan` says so; bit-exact on the
+    host layer by layer and in QEMU (Cortex-M7)."""
+    model = MODELS / "real" / "tiny_det.tflite"
+    two = api.plan(model, stream="min")
+    segs = [op for op in two.graph.ops if op.kind == "STREAM"]
+    assert len(segs) == 2 and "CONCATENATION" in {la.kind for la in segs[1].attrs["layers"]}
+    monkeypatch.setattr(streams, "MAX_SEGMENTS", 1)
+    one = api.plan(model, stream="min")
+    monkeypatch.undo()
+    assert [op.kind for op in one.graph.ops].count("STREAM") == 1
+    assert two.arena_bytes < one.arena_bytes < two.unstreamed_arena
+    text = "\n".join(streams.describe(two))
+    assert text.count("run one output row at a time") == 2, text
+    for board in ("host", "stm32f746"):
+        r = api.compare(model, board=board, n=2, layers=board == "host", stream="min",
+                        workdir=tmp_path / board)  # fmt: skip
+        assert r.ok and r.mismatches == 0, str(r)
 
 
 def test_resnet8_streamed_arena_is_under_half_of_tflm_and_bit_exact(tmp_path: Path) -> None:

@@ -12,9 +12,12 @@ become one STREAM op whose inputs are the whole tensors it reads and whose outpu
 tensors read after it, and the rest of the graph is planned as usual around it. Each candidate
 is planned in full and judged by its placed arena.
 
-- ``stream="min"``: the smallest arena (ties: the shortest segment: fewer row calls).
+- ``stream="min"``: the smallest arena (ties: the shortest segment: fewer row calls); then,
+  in the graph so rewritten, one more segment the same way while the arena keeps shrinking
+  (up to ``MAX_SEGMENTS``: a detector's head can peak again after its streamed stem).
 - ``stream="auto"`` with a budget (SRAM for arena and state): nothing when the plain plan
-  fits; else the shortest segment that fits, or the smallest arena when none does.
+  fits; else the shortest segment that fits, or the smallest arena when none does, and
+  (should that not fit) further segments the same way.
 - ``stream=k``: the first ``k`` ops of the first run, as asked.
 
 The cost is time, not arithmetic: each layer's kernel runs once per output row on a band of
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
     from .plan import Placement
 
 MIN_LAYERS = 2  # a one-layer segment keeps no tensor in a window: nothing to gain
+MAX_SEGMENTS = 4  # "auto" / "min": segments added one at a time while the arena shrinks
 # Past SCREEN_ABOVE candidates (a long run of streamable layers: MobileNetV2 has ~60), each is
 # first placed quickly (model order, no in-place or scratch search: ~100x cheaper, its arena
 # an upper bound in practice) and only a few are placed in full (``_screen``).
@@ -185,6 +189,26 @@ def choose_stream(
         return _mark(plan(*stream_graph(g, prepared, order, stream, start), None), base)
     if stream not in ("auto", "min"):
         raise CompileError(f"unknown streaming mode {stream!r} (off, auto, min or a number)")
+    now = base
+    for _ in range(MAX_SEGMENTS):
+        more, fits = _one_more(now, stream, budget, plan)
+        if fits:
+            return _mark(_fast(more, budget, plan), base)
+        if more.arena_bytes >= now.arena_bytes:
+            break
+        now = more
+    return base if now is base else _mark(now, base)
+
+
+def _one_more(
+    now: Placement, stream: str, budget: int | None, plan: Again
+) -> tuple[Placement, bool]:
+    """One more segment in ``now`` (a placement, streamed or not): for "auto" the shortest that
+    fits ``budget`` (then True), else the smallest arena (``now`` itself when nothing beats it).
+    Ops already streamed are no candidates: a STREAM op cannot run by rows."""
+    g, prepared = now.graph, now.prepared
+    order = [prepared[i].op for i in now.order]
+    runs = streamable_runs(g, prepared, order)
     cands = []  # (k, start, graph, prepared), shortest segments first
     for k in range(MIN_LAYERS, max((n for _, n in runs), default=0) + 1):
         for start, n in runs:
@@ -196,14 +220,14 @@ def choose_stream(
                 continue
     if len(cands) > SCREEN_ABOVE:
         cands = _screen(cands, stream, budget, plan)
-    best = base
+    best = now
     for _, _, g2, prepared2 in cands:
         p = plan(g2, prepared2, None)
         if stream == "auto" and budget is not None and p.sram_bytes <= budget:
-            return _mark(_fast(p, budget, plan), base)
+            return p, True
         if p.arena_bytes < best.arena_bytes:
             best = p
-    return best if best is base else _mark(best, base)
+    return best, False
 
 
 def _screen(cands: list, stream: str, budget: int | None, plan: Again) -> list:
@@ -221,13 +245,18 @@ def _screen(cands: list, stream: str, budget: int | None, plan: Again) -> list:
 
 
 def _fast(p: Placement, budget: int, plan: Again) -> Placement:
-    """``p`` with its segment's optional scratch (the layers' column buffers: on Cortex-M4/M7
-    the row calls otherwise lose their column GEMM) when that still fits ``budget``."""
-    stream = next(op for op in p.graph.ops if op.kind == "STREAM")
-    if p.choices.get(stream.index, DEFAULT_CHOICE).use_scratch:
-        return p
-    fast = plan(p.graph, p.prepared, {stream.index: Choice(use_scratch=True)})
-    return fast if fast.sram_bytes <= budget else p
+    """``p`` with its segments' optional scratch (the layers' column buffers: on Cortex-M4/M7
+    the row calls otherwise lose their column GEMM), segment by segment, where that still fits
+    ``budget``."""
+    forced: dict[int, Choice] = {}
+    for stream in [op for op in p.graph.ops if op.kind == "STREAM"]:
+        if p.choices.get(stream.index, DEFAULT_CHOICE).use_scratch:
+            continue
+        fast = plan(p.graph, p.prepared, {**forced, stream.index: Choice(use_scratch=True)})
+        if fast.sram_bytes <= budget:
+            p = fast
+            forced[stream.index] = Choice(use_scratch=True)
+    return p
 
 
 def _mark(p: Placement, base: Placement) -> Placement:
