@@ -154,10 +154,12 @@ def _nets() -> dict[str, _Net]:
         # k x k in place (stride 1, SAME, out_c <= in_c): the output ring, one pixel at a time
         "ring": _Net((1, 7, 9, 12), 4).conv(12, 3, act="RELU").conv(10, 3).conv(5, (3, 5)),
         # the ring over wide windows, each layer alone (at the peak: no column): 5x5 over 24
-        # channels (K = 600: borders through the stack window, up to TC_CONV_EDGE_MAX_K =
-        # 1024), 7x7 (K = 1176: borders by the reference loops)
+        # channels (K = 600), 7x7 (K = 1176): borders row by row through the stack (windows
+        # over TC_CONV_EDGE_WIN = 576 bytes)
         "ring_k5": _Net((1, 7, 6, 24), 12).conv(24, 5, act="RELU6"),
         "ring_k7": _Net((1, 7, 6, 24), 13).conv(20, 7),
+        # ... and rows over TC_CONV_EDGE_ROW = 320 bytes (5 x 72): the reference loops
+        "ring_k5_wide": _Net((1, 5, 4, 72), 14).conv(16, 5, act="RELU"),
         # FULLY_CONNECTED (its own paths: tests/test_kernels_fast_fc.py): one row, three rows,
         # depths 37 and 9
         # the int16 column GEMM (tc_conv2d_dsp.c): a first layer at the peak through a column
@@ -201,6 +203,7 @@ def test_models_reach_the_paths(tmp_path: Path) -> None:
         "ring": [(True, False)] * 3,
         "ring_k5": [(True, False)],
         "ring_k7": [(True, True)],  # (a column would pass IM2COL_MAX_BYTES: scratch 0)
+        "ring_k5_wide": [(True, True)],
         "col16": [(False, False), (True, True), (False, True)],
         "col16_c3": [(False, False), (True, True)],
         "col16_c7": [(False, False), (True, True)],

@@ -218,26 +218,89 @@ static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
 }
 
 #if TC_DSP
-/* Largest window (k_h * k_w * in_c) whose border copies go to the stack (tc_conv_edge). */
-#define TC_CONV_EDGE_MAX_K 1024
+/* A border pixel's stack (tc_conv_edge): its whole window when that fits (TC_CONV_EDGE_WIN
+ * bytes), else one window row (at most TC_CONV_EDGE_ROW bytes) and the accumulators of up to
+ * TC_CONV_EDGE_OC channels, in the same bytes. */
+#define TC_CONV_EDGE_WIN 576
+#define TC_CONV_EDGE_OC 64
+#define TC_CONV_EDGE_ROW (TC_CONV_EDGE_WIN - 4 * TC_CONV_EDGE_OC)
 
-/* A border pixel on DSP cores (groups == 1, small windows): its window is copied to a stack
- * buffer with the zero point in the padding (those taps then add w * (zero_point + in_offset)
- * = 0, so bias_eff applies) and run as one contiguous dot product, four channels per pass
- * (tc_conv_window_dsp), instead of the reference formula channel by channel over short rows.
- * The buffer is stack, not arena: TC_CONV_EDGE_MAX_K bytes at most, within every board's stack
- * reserve. */
+typedef union {
+    uint32_t win[TC_CONV_EDGE_WIN / 4];
+    struct {
+        uint32_t row[TC_CONV_EDGE_ROW / 4];
+        int32_t acc[TC_CONV_EDGE_OC];
+    } r;
+} tc_conv_edge_buf_t;
+
+/* Row r of the window whose top-left input is (iy0, ix0), to dst: the zero point at taps
+ * outside the image. */
+static void tc_conv_edge_row(const tc_conv_params_t *p, const int8_t *img, int32_t iy,
+                             int32_t ix0, int8_t *dst)
+{
+    const int32_t W = p->in_w, C = p->in_c, KW = p->k_w;
+    const int zp = (int)(-p->in_offset);
+    int32_t kx;
+    if (iy < 0 || iy >= p->in_h) {
+        memset(dst, zp, (size_t)(KW * C));
+        return;
+    }
+    for (kx = 0; kx < KW; kx++) {
+        const int32_t ix = ix0 + kx * p->dil_w;
+        if (ix < 0 || ix >= W) {
+            memset(dst + kx * C, zp, (size_t)C);
+        } else {
+            tc_copy_s8(dst + kx * C, img + (iy * W + ix) * C, C);
+        }
+    }
+}
+
+/* A border pixel on DSP cores (groups == 1): the window is copied to the stack with the zero
+ * point at the taps outside the image (those taps then add w * (zero_point + in_offset) = 0,
+ * so bias_eff applies) and run as contiguous dot products, four channels per pass
+ * (tc_dot14_s8), instead of the reference formula channel by channel over short rows: whole
+ * (one dot product per channel) when it fits TC_CONV_EDGE_WIN bytes, else row by row into
+ * accumulators for TC_CONV_EDGE_OC channels at a time, so that any window height runs here. */
 static void tc_conv_edge(const tc_conv_geo_t *g, const int8_t *img, int32_t oy, int32_t ox,
                          int8_t *out)
 {
     const tc_conv_params_t *p = g->p;
-    uint32_t buf[TC_CONV_EDGE_MAX_K / 4];
-    if (p->groups != 1 || g->wstride > TC_CONV_EDGE_MAX_K) {
+    const int32_t OC = p->out_c, R = p->k_w * p->in_c, K = g->wstride;
+    const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+    tc_conv_edge_buf_t b;
+    int8_t *const row = (int8_t *)b.r.row;
+    int32_t *const acc = b.r.acc;
+    int32_t oc0, j, ky;
+    if (p->groups != 1 || R > TC_CONV_EDGE_ROW) {
         tc_conv_border(g, img, oy, ox, out);
         return;
     }
-    tc_im2col(p, img, oy * p->stride_h - p->pad_h, ox * p->stride_w - p->pad_w, (int8_t *)buf);
-    tc_conv_window_dsp(p, (const int8_t *)buf, g->wstride, out); /* tc_conv2d_pw_dsp.c */
+    if (K <= TC_CONV_EDGE_WIN) {
+        tc_im2col(p, img, iy0, ix0, (int8_t *)b.win);
+        tc_conv_window_dsp(p, (const int8_t *)b.win, K, out); /* tc_conv2d_pw_dsp.c */
+        return;
+    }
+    for (oc0 = 0; oc0 < OC; oc0 += TC_CONV_EDGE_OC) {
+        const int32_t n = OC - oc0 < TC_CONV_EDGE_OC ? OC - oc0 : TC_CONV_EDGE_OC;
+        for (j = 0; j < n; j++) {
+            acc[j] = p->bias_eff[oc0 + j];
+        }
+        for (ky = 0; ky < p->k_h; ky++) {
+            const int8_t *const w = p->weights + oc0 * K + ky * R;
+            tc_conv_edge_row(p, img, iy0 + ky * p->dil_h, ix0, row);
+            for (j = 0; j + 3 < n; j += 4) {
+                tc_dot14_s8(row, w + j * K, K, R, acc + j);
+            }
+            for (; j < n; j++) {
+                acc[j] = tc_dot_s8(row, w + j * K, R, acc[j]);
+            }
+        }
+        for (j = 0; j < n; j++) {
+            const int32_t oc = oc0 + j;
+            out[oc] = tc_out_s8_dsp(acc[j], p->mult[oc], p->shift[oc], p->out_offset,
+                                    p->act_min, p->act_max);
+        }
+    }
 }
 #else
 #define tc_conv_edge tc_conv_border
