@@ -25,8 +25,11 @@ typedef struct {
     int32_t hidden_zp;
     int32_t cell_clip;                 /* 0: no clipping */
     int32_t tanh_mult, tanh_shift;     /* cell state -> the tanh LUT's input scaling */
-    const int8_t *w_input, *w_forget, *w_cell, *w_output; /* [units][input_size] */
-    const int8_t *r_input, *r_forget, *r_cell, *r_output; /* [units][units] */
+    /* [units][input_size] each, consecutive in one array: w_forget = w_input + units *
+     * input_size, and so on (tc_lstm.c reads them through w_input) */
+    const int8_t *w_input, *w_forget, *w_cell, *w_output;
+    /* [units][units] each, consecutive likewise */
+    const int8_t *r_input, *r_forget, *r_cell, *r_output;
     const int32_t *gate_mults;         /* [4][4] */
     const int32_t *gate_bias;          /* [2][4][units] */
     const uint16_t *sigmoid_lut;       /* [256]: sigmoid(i / 24) in 0.16 (ops/lstm.py) */

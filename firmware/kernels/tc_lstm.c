@@ -9,13 +9,24 @@
  * it to, then copied to the hidden state: the same values, no scratch. Sigmoid and tanh
  * (tanh(x) = 2 sigmoid(2x) - 1) interpolate linearly in one 256-entry table of sigmoid(i / 24)
  * in 0.16 fixed point, computed at compile time (ops/tables.py: sigmoid_interp_table) and
- * passed in the params. No fast path.
+ * passed in the params. The four gates of a unit share each input and hidden row: their weight
+ * matrices are consecutive (the compiler packs them, ops/lstm.py), so one pass over the row
+ * feeds four accumulators (tc_dot14_s8: SXTB16 + SMLAD on Cortex-M4/M7; tc_m0_dot14 on
+ * ARMv6-M), the same int32 sums with the same wrap-around.
  */
 #include <stdint.h>
 #include <string.h>
 
+#include "tc_kernel_util.h"
 #include "tc_lstm.h"
+#include "tc_m0.h"
 #include "tc_qmath.h"
+
+#if defined(__ARM_ARCH_6M__)
+#define TC_LSTM_DOT4 tc_m0_dot14
+#else
+#define TC_LSTM_DOT4 tc_dot14_s8
+#endif
 
 static int32_t tc_sat16(int32_t x)
 {
@@ -63,26 +74,25 @@ static int16_t tc_tanh16(const uint16_t *lut, int32_t x, int32_t mult, int32_t s
     return (int16_t)tc_asr(r, 8);
 }
 
-static int32_t tc_dot(const int8_t *w, const int8_t *x, int32_t n, int32_t acc)
-{
-    uint32_t s = (uint32_t)acc;
-    for (int32_t k = 0; k < n; k++) {
-        s += (uint32_t)((int32_t)w[k] * (int32_t)x[k]);
-    }
-    return (int32_t)s;
-}
-
-/* One gate's pre-activation for unit j: clamp16 of each requantized FC, then a saturating add. */
-static int32_t tc_gate(const tc_lstm_params_t *p, int32_t k, const int8_t *w, const int8_t *r,
-                       const int8_t *x, const int8_t *h, int32_t j)
+/* The four gates' pre-activations of unit j (input, forget, cell, output, Q3.12): per gate
+ * the clamp16 of each requantized FC (input row, hidden row), then a saturating add. */
+static void tc_gates(const tc_lstm_params_t *p, const int8_t *x, const int8_t *h, int32_t j,
+                     int32_t *g)
 {
     const int32_t U = p->units, D = p->input_size;
-    const int32_t *m = p->gate_mults + 4 * k;
-    const int32_t ai = tc_dot(w + j * D, x, D, p->gate_bias[k * U + j]);
-    const int32_t ar = tc_dot(r + j * U, h, U, p->gate_bias[(4 + k) * U + j]);
-    const int32_t vi = tc_sat16(tc_requant(ai, m[0], m[1]));
-    const int32_t vr = tc_sat16(tc_requant(ar, m[2], m[3]));
-    return tc_sat16(vi + vr);
+    int32_t ai[4], ar[4], k;
+    for (k = 0; k < 4; k++) {
+        ai[k] = p->gate_bias[k * U + j];
+        ar[k] = p->gate_bias[(4 + k) * U + j];
+    }
+    TC_LSTM_DOT4(x, p->w_input + j * D, U * D, D, ai);
+    TC_LSTM_DOT4(h, p->r_input + j * U, U * U, U, ar);
+    for (k = 0; k < 4; k++) {
+        const int32_t *m = p->gate_mults + 4 * k;
+        const int32_t vi = tc_sat16(tc_requant(ai[k], m[0], m[1]));
+        const int32_t vr = tc_sat16(tc_requant(ar[k], m[2], m[3]));
+        g[k] = tc_sat16(vi + vr);
+    }
 }
 
 void tc_lstm_s8(const tc_lstm_params_t *p, const int8_t *in, int8_t *hidden, int16_t *cell,
@@ -97,12 +107,12 @@ void tc_lstm_s8(const tc_lstm_params_t *p, const int8_t *in, int8_t *hidden, int
             const int8_t *x = in + row * D;
             int8_t *o = out + row * U;
             for (int32_t j = 0; j < U; j++) {
-                const int32_t ig = tc_sigmoid_q12(p->sigmoid_lut, tc_gate(p, 0, p->w_input, p->r_input, x, h, j));
-                const int32_t fg =
-                    tc_sigmoid_q12(p->sigmoid_lut, tc_gate(p, 1, p->w_forget, p->r_forget, x, h, j));
-                const int32_t cg = tc_tanh16(p->sigmoid_lut, tc_gate(p, 2, p->w_cell, p->r_cell, x, h, j), 3, 0);
-                const int32_t og =
-                    tc_sigmoid_q12(p->sigmoid_lut, tc_gate(p, 3, p->w_output, p->r_output, x, h, j));
+                int32_t gv[4];
+                tc_gates(p, x, h, j, gv);
+                const int32_t ig = tc_sigmoid_q12(p->sigmoid_lut, gv[0]);
+                const int32_t fg = tc_sigmoid_q12(p->sigmoid_lut, gv[1]);
+                const int32_t cg = tc_tanh16(p->sigmoid_lut, gv[2], 3, 0);
+                const int32_t og = tc_sigmoid_q12(p->sigmoid_lut, gv[3]);
                 /* the gates are Q0.15 (sigmoid) or signed Q0.15 (tanh): products fit int32 */
                 const int32_t keep =
                     tc_sat16(tc_requant(fg * c[j], p->forget_mult, p->forget_shift));

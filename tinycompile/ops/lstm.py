@@ -206,9 +206,14 @@ class LstmOp(Operator):
 
     def lower(self, op: Op, g: Graph, d: Lstm, ctx: LowerCtx, choice: Choice) -> str:
         fields: dict[str, object] = dict(d.fields)
-        for k, gate in enumerate(GATES):
-            fields[f"w_{gate}"] = ctx.ptr(op.inputs[1 + k])
-            fields[f"r_{gate}"] = ctx.ptr(op.inputs[5 + k])
+        # the four gates' matrices packed consecutively (tc_lstm.c: one pass per row feeds
+        # the four accumulators): the model's arrays are not emitted beside them
+        for kind, first in (("w", 1), ("r", 5)):
+            mats = [np.asarray(g.t(op.inputs[first + k]).data, np.int8) for k in range(4)]
+            sym = ctx.array(f"lstm_{kind}", "int8_t", np.concatenate([m.reshape(-1) for m in mats]))
+            n = mats[0].size
+            for k, gate in enumerate(GATES):
+                fields[f"{kind}_{gate}"] = f"((const int8_t *){sym} + {k * n})"
         fields["gate_mults"] = ctx.array("lstm_mults", "int32_t", d.gate_mults.reshape(-1))
         fields["gate_bias"] = ctx.array("lstm_bias", "int32_t", d.gate_bias.reshape(-1))
         fields["sigmoid_lut"] = ctx.array("sigmoid_lut", "uint16_t", sigmoid_interp_table())
