@@ -12,15 +12,19 @@ of 4, odd widths and pixel counts, padding, strides 1 and 2, depths not a multip
   layers, the latter staging windows over 3 channels and ending on a lone pixel), beside the
   in-place ring (``col16``) and in place for pointwise layers forwards and backwards
   (``pointwise``, ``col16_c3``);
-- ``tc_dot22_s8``'s assembly loop (two pixels x two channels sharing one offset): im2col pairs,
-  pointwise pairs;
+- ``tc_dot22_s8``'s assembly loop (two pixels x two channels sharing one offset): pointwise
+  pairs;
 - ``tc_dot14_s8`` (one pixel x four channels): lone im2col pixels, the k x k in-place ring
   without a column (one pixel at a time, borders through a window copied on the stack), in-place
   pointwise pixels through the temp;
 - ``tc_conv_pw_run`` (pointwise, stride 1, windows under 16 values); ``tc_conv_pw_strided_row``
   (pointwise, strides 2 and 3), both in tc_conv2d_pw_dsp.c;
-- int8 im2col into the output's tail when the planner refuses the scratch (a first layer over
-  one or three channels, at the SRAM peak), with the last pixels by the direct loops.
+- the int16 column in the output's tail when the planner refuses the scratch, whatever the
+  channel counts (first layers over 5 and 7 channels, at the SRAM peak, windows staged as int8),
+  with the last pixels by the direct loops (the int8 im2col of the other cores is not built on
+  these);
+- border pixels: the whole window on the stack up to 576 bytes, else row by row (``ring_k5``,
+  ``ring_k7``), else the reference loops (``ring_k5_wide``).
 """
 
 from __future__ import annotations

@@ -29,7 +29,8 @@
  * Without an im2col scratch (the planner refused it at the SRAM peak) a k x k layer with a
  * small window (k_h * k_w * in_c <= TC_CONV_OUTCOL_MAX_K) copies its windows into the tail of
  * its own output, whose last pixels are computed by the direct loops once everything else is
- * done: no memory beyond the plan's.
+ * done: no memory beyond the plan's. (DSP cores put their int16 column there instead, for any
+ * window: tc_conv2d_dsp.c; this int8 im2col is not built for them.)
  */
 #include <stdint.h>
 #include <string.h>
@@ -188,32 +189,40 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
     }
 }
 
+/* Row iy of a window starting at input column ix0, to dst (k_w * in_c bytes): the input zero
+ * point at taps outside the image. */
+static void tc_im2col_row(const tc_conv_params_t *p, const int8_t *img, int32_t iy, int32_t ix0,
+                          int8_t *dst)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, KW = p->k_w, dw = p->dil_w;
+    const int zp = (int)(-p->in_offset);
+    const int8_t *row = img + iy * W * C;
+    int32_t kx;
+    if (iy < 0 || iy >= H) {
+        memset(dst, zp, (size_t)(KW * C));
+    } else if (dw == 1 && ix0 >= 0 && ix0 + KW <= W) {
+        tc_copy_s8(dst, row + ix0 * C, KW * C);
+    } else {
+        for (kx = 0; kx < KW; kx++) {
+            const int32_t ix = ix0 + kx * dw;
+            if (ix < 0 || ix >= W) {
+                memset(dst + kx * C, zp, (size_t)C);
+            } else {
+                tc_copy_s8(dst + kx * C, row + ix * C, C);
+            }
+        }
+    }
+}
+
 /* Copy the window of the output pixel whose top-left input is (iy0, ix0) to col as
  * [k_h][k_w][in_c], with the input zero point at taps outside the image. */
 static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
                       int8_t *col)
 {
-    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, KW = p->k_w, dw = p->dil_w;
-    const int zp = (int)(-p->in_offset);
-    const int32_t rowlen = KW * C;
-    int32_t ky, kx;
+    const int32_t rowlen = p->k_w * p->in_c;
+    int32_t ky;
     for (ky = 0; ky < p->k_h; ky++, col += rowlen) {
-        const int32_t iy = iy0 + ky * p->dil_h;
-        const int8_t *row = img + iy * W * C;
-        if (iy < 0 || iy >= H) {
-            memset(col, zp, (size_t)rowlen);
-        } else if (dw == 1 && ix0 >= 0 && ix0 + KW <= W) {
-            tc_copy_s8(col, row + ix0 * C, rowlen);
-        } else {
-            for (kx = 0; kx < KW; kx++) {
-                const int32_t ix = ix0 + kx * dw;
-                if (ix < 0 || ix >= W) {
-                    memset(col + kx * C, zp, (size_t)C);
-                } else {
-                    tc_copy_s8(col + kx * C, row + ix * C, C);
-                }
-            }
-        }
+        tc_im2col_row(p, img, iy0 + ky * p->dil_h, ix0, col);
     }
 }
 
@@ -232,28 +241,6 @@ typedef union {
         int32_t acc[TC_CONV_EDGE_OC];
     } r;
 } tc_conv_edge_buf_t;
-
-/* Row r of the window whose top-left input is (iy0, ix0), to dst: the zero point at taps
- * outside the image. */
-static void tc_conv_edge_row(const tc_conv_params_t *p, const int8_t *img, int32_t iy,
-                             int32_t ix0, int8_t *dst)
-{
-    const int32_t W = p->in_w, C = p->in_c, KW = p->k_w;
-    const int zp = (int)(-p->in_offset);
-    int32_t kx;
-    if (iy < 0 || iy >= p->in_h) {
-        memset(dst, zp, (size_t)(KW * C));
-        return;
-    }
-    for (kx = 0; kx < KW; kx++) {
-        const int32_t ix = ix0 + kx * p->dil_w;
-        if (ix < 0 || ix >= W) {
-            memset(dst + kx * C, zp, (size_t)C);
-        } else {
-            tc_copy_s8(dst + kx * C, img + (iy * W + ix) * C, C);
-        }
-    }
-}
 
 /* A border pixel on DSP cores (groups == 1): the window is copied to the stack with the zero
  * point at the taps outside the image (those taps then add w * (zero_point + in_offset) = 0,
@@ -287,7 +274,7 @@ static void tc_conv_edge(const tc_conv_geo_t *g, const int8_t *img, int32_t oy, 
         }
         for (ky = 0; ky < p->k_h; ky++) {
             const int8_t *const w = p->weights + oc0 * K + ky * R;
-            tc_conv_edge_row(p, img, iy0 + ky * p->dil_h, ix0, row);
+            tc_im2col_row(p, img, iy0 + ky * p->dil_h, ix0, row);
             for (j = 0; j + 3 < n; j += 4) {
                 tc_dot14_s8(row, w + j * K, K, R, acc + j);
             }
@@ -324,9 +311,10 @@ static void tc_conv_pixel(const tc_conv_geo_t *g, const int8_t *in, int32_t n, i
     }
 }
 
+#if !TC_DSP /* DSP cores: the int16 column GEMM of tc_conv2d_dsp.c takes these layers */
 /* CONV_2D through im2col (groups == 1): every output pixel, border or not, is one dot product
- * of k_h * k_w * in_c per output channel, two pixels x two channels per pass (DSP cores: one
- * pixel x four channels when a pixel is alone). col holds 2 * k_h * k_w * in_c bytes. Pixels
+ * of k_h * k_w * in_c per output channel, two pixels x two channels per pass (one pixel per
+ * pass on ARMv6-M). col holds 2 * k_h * k_w * in_c bytes. Pixels
  * (counted over batches, rows and columns) from lim on are left to the direct loops: the
  * caller may have placed col over their output bytes (see tc_conv_s8). */
 static void tc_conv_im2col(const tc_conv_geo_t *g, const int8_t *in, int8_t *out, int8_t *col,
@@ -356,32 +344,13 @@ static void tc_conv_im2col(const tc_conv_geo_t *g, const int8_t *in, int8_t *out
                 if (nx == 2) {
                     tc_im2col(p, img, iy0, ix0 + p->stride_w, col1);
                 }
-                for (oc = 0; TC_DSP && nx == 1 && oc + 3 < OC; oc += 4) {
-                    int32_t a[4], k;
-                    for (k = 0; k < 4; k++) {
-                        a[k] = p->bias_eff[oc + k];
-                    }
-                    tc_dot14_s8(col0, p->weights + oc * K, K, K, a);
-                    for (k = 0; k < 4; k++) {
-                        out[oc + k] =
-                            TC_OUT(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
-                    }
-                }
-                for (; oc + 1 < OC; oc += 2) {
+                for (oc = 0; oc + 1 < OC; oc += 2) {
                     const int8_t *w0 = p->weights + oc * K;
                     int32_t a[4];
                     a[0] = a[2] = p->bias_eff[oc];
                     a[1] = a[3] = p->bias_eff[oc + 1];
                     if (nx == 2) {
-#if TC_DSP
-                        if ((K & 7) == 0) {
-                            tc_dot22_x8_s8(col0, w0, K, K, a);
-                        } else {
-                            tc_dot22_s8(col0, col1, w0, w0 + K, K, a);
-                        }
-#else
                         tc_dot22_s8(col0, col1, w0, w0 + K, K, a);
-#endif
                         out[OC + oc] = TC_OUT(a[2], p->mult[oc], p->shift[oc], oo, lo, hi);
                         out[OC + oc + 1] =
                             TC_OUT(a[3], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
@@ -407,6 +376,7 @@ static void tc_conv_im2col(const tc_conv_geo_t *g, const int8_t *in, int8_t *out
         }
     }
 }
+#endif
 
 #if TC_DSP
 /* Output pixels from idx on (counted over batches, rows and columns) by the direct loops: the
@@ -569,6 +539,7 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         tc_conv_ring_inplace(&g, in, out);
         return;
     }
+#if !TC_DSP
     if (p->groups == 1 && p->col != 0 && (p->k_h > 1 || p->k_w > 1)) {
         tc_conv_im2col(&g, in, out, p->col, INT32_MAX);
         return;
@@ -587,6 +558,7 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
             return;
         }
     }
+#endif
     tc_interior(p->out_h, p->stride_h, p->pad_h, p->k_h, p->dil_h, H, &oy_lo, &oy_hi);
     tc_interior(p->out_w, p->stride_w, p->pad_w, p->k_w, p->dil_w, W, &ox_lo, &ox_hi);
     for (n = 0; n < p->batches; n++) {
