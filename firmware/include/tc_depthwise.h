@@ -23,9 +23,10 @@
 #include "tc_conv2d.h"
 
 void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
-/* The same layer, trying the any-window DSP path first on Cortex-M4/M7 (tc_depthwise_kxk_dsp.c):
- * what the compiler calls for windows other than 3x3 at depth multiplier 1 over channels in
- * fours (ops/depthwise.py), so that other models do not link that path. */
+/* The same layer, trying the any-window DSP path first on Cortex-M4/M7 (tc_depthwise_kxk_dsp.c),
+ * on ARMv6-M the path for depth multipliers in fours (tc_depthwise_m0.c): what the compiler
+ * calls for windows other than 3x3 at depth multiplier 1 over channels in fours
+ * (ops/depthwise.py), so that other models do not link those paths. */
 void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 
 /* 1x1 DEPTHWISE_CONV_2D (any stride and depth multiplier; a 1x1 window never reaches the

@@ -16,7 +16,8 @@
  * for the other layers; tc_depthwise_kxk_dsp.c (M4/M7): the whole layer for any other window
  * up to 7x7, any depth multiplier, stride 1 or 2 along its lines (tc_dwconv_kxk_dsp, through
  * tc_dwconv_s8_kxk, which the compiler calls for those layers only, so that a model whose
- * layers the 3x3 path takes does not link it; it returns 0 where it does not apply). 1x1
+ * layers the 3x3 path takes does not link it; it returns 0 where it does not apply; on ARMv6-M
+ * the same entry tries tc_depthwise_m0.c's path for depth multipliers in fours). 1x1
  * layers are lowered to tc_dwconv1x1_s8 (tc_depthwise_1x1.c) instead. All give identical
  * results.
  */
@@ -302,7 +303,12 @@ void tc_dwconv_s16(const tc_conv_s16_params_t *p, const int16_t *in, int16_t *ou
 
 void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
-#if TC_DSP && !defined(__ARM_ARCH_6M__)
+#if defined(__ARM_ARCH_6M__)
+    /* depth multipliers in fours (tc_depthwise_m0.c) */
+    if ((p->depth_mult & 3) == 0 && tc_dwconv_dm4_m0(p, in, out)) {
+        return;
+    }
+#elif TC_DSP
     if ((!p->inplace || in == out) && tc_dwconv_kxk_dsp(p, in, out)) {
         return;
     }

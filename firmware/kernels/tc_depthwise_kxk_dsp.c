@@ -18,7 +18,8 @@
  *     SMLAD(A[m + j], We[j]) over j < NW and output 2m + 1 SMLAD(A[m + j], Wo[j]), and output
  *     k (stride 2) SMLAD(A[k + j], We[j]): NW = KA / 2 + 1 (stride 1) or (KA + 1) / 2 words;
  *   - passes of four outputs of one channel, the accumulators in registers, NW a compile-time
- *     constant (instances for NW 1..4, both strides);
+ *     constant (instances for NW 1..4, both strides); a last pass of one or two outputs runs
+ *     two accumulators only (a small layer's lines are a few outputs long);
  *   - requantization of the doubled accumulator with SMMLAR (tc_dsp.h's tc_rq2_s8), then the
  *     fused activation's clamp.
  * Conditions, checked on entry (else it returns 0, nothing written): |bias_eff| < 2^29 and
@@ -64,18 +65,20 @@ TC_INLINE int8_t tc_dwk_out(int32_t acc2, const tc_dwk_chan_t *ch)
 }
 
 /* n (1..) outputs of one channel along a line (the first window at word 0 of each line slot,
- * plus the channel's line), stored at o, o + ostep, ..; passes of four, the last one's extra
- * outputs computed from the buffer's padding and not stored. */
+ * plus the channel's line), stored at o, o + ostep, ..; passes of four (a last one of three
+ * computes a fourth from the buffer's padding, not stored), a last pass of one or two outputs
+ * with two accumulators. */
 TC_INLINE void tc_dwk_chan(const tc_dwk_line_t *L, const tc_dwk_chan_t *ch, int8_t *o, int32_t n,
                            const int S, const int NW)
 {
-    const int32_t KX = L->kx, b = ch->bias;
+    const int32_t KX = L->kx, b = ch->bias, os = L->ostep;
     int32_t m = ch->line; /* word offset of the pass in every line */
-    int8_t part[4];
-    for (;; m += S == 1 ? 2 : 4) {
-        int32_t a0 = b, a1 = b, a2 = b, a3 = b, t, j, os = L->ostep;
-        const uint32_t(*w)[TC_DWK_MAXNW][2] = ch->w;
-        int8_t *d = o;
+    int32_t a0, a1, t, j;
+    const uint32_t(*w)[TC_DWK_MAXNW][2];
+    for (; n > 2; n -= 4, o += 4 * os, m += S == 1 ? 2 : 4) {
+        int32_t a2 = b, a3 = b;
+        a0 = a1 = b;
+        w = ch->w;
         for (t = 0; t < KX; t++, w++) {
             const uint32_t *A = L->ln[t] + m;
             if (S == 1) { /* a0, a1: outputs 2m, 2m + 1; a2, a3: 2m + 2, 2m + 3 */
@@ -104,25 +107,31 @@ TC_INLINE void tc_dwk_chan(const tc_dwk_line_t *L, const tc_dwk_chan_t *ch, int8
                 }
             }
         }
-        if (n < 4) { /* the last, partial pass: through part */
-            d = part;
-            os = 1;
+        o[0] = tc_dwk_out(a0, ch);
+        o[os] = tc_dwk_out(a1, ch);
+        o[2 * os] = tc_dwk_out(a2, ch);
+        if (n == 3) { /* the last pass, one output short */
+            return;
         }
-        d[0] = tc_dwk_out(a0, ch);
-        d[os] = tc_dwk_out(a1, ch);
-        d[2 * os] = tc_dwk_out(a2, ch);
-        d[3 * os] = tc_dwk_out(a3, ch);
-        if (n <= 4) {
-            break;
-        }
-        n -= 4;
-        o += 4 * os;
+        o[3 * os] = tc_dwk_out(a3, ch);
     }
-    if (n < 4) {
-        const int32_t os = L->ostep;
-        for (m = 0; m < n; m++) {
-            o[m * os] = part[m];
+    if (n <= 0) {
+        return;
+    }
+    /* a last pass of one or two outputs: two accumulators */
+    a0 = a1 = b;
+    w = ch->w;
+    for (t = 0; t < KX; t++, w++) {
+        const uint32_t *A = L->ln[t] + m;
+#pragma GCC unroll 4
+        for (j = 0; j < NW; j++) {
+            a0 = __smlad(A[j], (*w)[j][0], a0);
+            a1 = __smlad(A[j + S - 1], (*w)[j][2 - S], a1); /* 2m + 1 or k + 1 */
         }
+    }
+    o[0] = tc_dwk_out(a0, ch);
+    if (n == 2) {
+        o[os] = tc_dwk_out(a1, ch);
     }
 }
 
@@ -234,6 +243,11 @@ static void tc_dwk_clamp(int8_t *o, int32_t ostep, int32_t n, int32_t cn, int32_
     }
 }
 
+/* GCC turns the small zeroing and slot-rotation loops below into memset / memmove calls, which
+ * cost more than the loops on the few bytes they move (a tiny layer's fixed overhead). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
 int tc_dwconv_kxk_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OH = p->out_h, OW = p->out_w;
@@ -290,27 +304,32 @@ int tc_dwconv_kxk_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                 ch[i].mult = p->mult[oc];
                 ch[i].rsh = -p->shift[oc];
                 ch[i].rnd = (int32_t)((1u << (ch[i].rsh - 1)) + ((uint32_t)p->out_offset << ch[i].rsh));
-                for (t = 0; t < KX; t++) {
-                    int16_t tw[2 * TC_DWK_MAXNW + 2];
-                    for (u = 0; u < 2 * NW + 2; u++) {
-                        tw[u] = 0;
+                for (t = 0; t < KX && i < cn; t++) { /* channels past cn: never computed */
+                    /* tap u of window line t at wp[u * sa], as 16-bit lanes, doubled */
+                    const int8_t *wp = wb + i + (vert ? t * 4 : t * p->k_w * 4);
+                    const int32_t sa = vert ? p->k_w * 4 : 4;
+                    uint32_t tw[TC_DWK_MAXNW * 2 + 2];
+                    tw[0] = 0;
+                    for (u = 0; u < KA; u++, wp += sa) { /* tw[u + 1]: tap u */
+                        tw[u + 1] = (uint32_t)(2 * *wp) & 0xFFFFu;
                     }
-                    for (u = 0; u < KA; u++) { /* tw[u + 1]: tap u, doubled */
-                        const int32_t ky = vert ? u : t, kx = vert ? t : u;
-                        tw[u + 1] = (int16_t)(2 * wb[(ky * p->k_w + kx) * 4 + i]);
-                    }
+                    tw[KA + 1] = tw[KA + 2] = 0;
                     for (j = 0; j < NW; j++) {
                         /* We[j] = (w[2j], w[2j + 1]), Wo[j] = (w[2j - 1], w[2j]) */
-                        ch[i].w[t][j][0] = (uint16_t)tw[2 * j + 1] | (uint32_t)(uint16_t)tw[2 * j + 2] << 16;
-                        ch[i].w[t][j][1] = (uint16_t)tw[2 * j] | (uint32_t)(uint16_t)tw[2 * j + 1] << 16;
+                        ch[i].w[t][j][0] = tw[2 * j + 1] | tw[2 * j + 2] << 16;
+                        ch[i].w[t][j][1] = tw[2 * j] | tw[2 * j + 1] << 16;
                     }
                 }
             }
             for (ta = 0; ta < NA; ta += tile) {
                 const int32_t na = NA - ta < tile ? NA - ta : tile;
                 const int32_t a0 = ta * LS - PA;
-                /* words a line must hold for passes of four outputs */
-                const int32_t np = (na + 3) & ~3, nw = LS == 1 ? np / 2 + NW - 1 : np + NW - 1;
+                /* words a line must hold: passes of four outputs read up to word m + NW
+                 * (stride 1, m = 2 per pass) or m + NW + 2 (stride 2, m = 4 per pass), a last
+                 * pass of one or two outputs m + NW - 1 or m + NW (tc_dwk_chan) */
+                const int32_t nf = na >> 2, tl = na & 3;
+                const int32_t nw = (LS == 1 ? 2 * nf : 4 * nf) + NW +
+                                   (tl == 0 ? -1 : tl == 3 ? (LS == 1 ? 1 : 3) : LS - 1);
                 int32_t jv0 = a0 < 0 ? -a0 : 0, jv1 = IA - a0 < 2 * nw ? IA - a0 : 2 * nw;
                 int32_t base = INT32_MIN / 2, l, k;
                 uint32_t *slot[TC_DWK_MAXK];

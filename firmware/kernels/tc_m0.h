@@ -19,6 +19,9 @@
 
 /* The ARMv6-M entry points, same contracts as tc_dwconv_s8 / tc_conv_s8 / tc_fc_s8. */
 void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+/* tc_depthwise_m0.c: the whole layer for depth multipliers in fours, dilation 1, windows of at
+ * most 50 taps and 256 / k_h >= k_w; returns 0 (nothing written) elsewhere. */
+int tc_dwconv_dm4_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out);
 /* CONV_2D: returns 0 (nothing done) for grouped convolutions, which take the portable path. */
 int tc_conv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out);

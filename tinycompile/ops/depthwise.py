@@ -155,7 +155,9 @@ def kernel_of(d: Depthwise, in_place: bool) -> str:
     hand the layer back (as tc_dwconv3x3_dsp decides: a window other than 3x3 at depth
     multiplier 1, channels not in fours, a stride along the lines other than 1 or 2, in place
     with lines longer than a tile, a shift outside -23..-1 or a folded bias of 2^29), else
-    ``tc_dwconv_s8``: the 5 KB of that path are linked only where a layer calls it."""
+    ``tc_dwconv_s8``: the 5 KB of that path are linked only where a layer calls it. On the
+    Cortex-M0+ the same entry tries the path for depth multipliers in fours first
+    (tc_depthwise_m0.c's tc_dwconv_dm4_m0: such layers, windows up to 7x7, always take it)."""
     g, rq = d.geo, d.rq
     vert = g.out_h > g.out_w
     ls, line = (g.stride_h, g.out_h) if vert else (g.stride_w, g.out_w)
