@@ -138,23 +138,25 @@ def _nets() -> dict[str, _Net]:
         "first_c7": _Net((1, 15, 13, 7), 2).conv(8, 3, 1, act="RELU6").conv(7, 2, 2, "VALID"),
         # pointwise in place with columns: growing (its buffer grows downwards: forwards),
         # shrinking in that grown buffer (backwards), equal; then stride 2 (direct loops) and
-        # stride 1 out of place (13 values: pairs); odd pixel counts, channels 8, 18, 9, 13, 11
+        # stride 1 out of place (13 values: pairs); odd pixel counts, channels 8, 18, 14, 13,
+        # 11 (in_c 1..7 and 9..12 take tc_conv_pw_s8 instead: tests/test_kernels_fast_pw.py)
         "pointwise": _Net((1, 5, 7, 8), 3)
         .conv(18, 1, act="RELU")
-        .conv(9, 1)
-        .conv(9, 1, act="RELU6")
+        .conv(14, 1)
+        .conv(14, 1, act="RELU6")
         .conv(13, 1, 2)
         .conv(11, 1),
         # pointwise in place without columns (at the peak): shrinking forwards and equal, one
         # pixel x four channels through the temp
-        "pw_shrink": _Net((1, 5, 7, 13), 11).conv(7, 1).conv(7, 1, act="RELU").conv(3, 3, 2),
+        "pw_shrink": _Net((1, 5, 7, 17), 11).conv(13, 1).conv(13, 1, act="RELU").conv(3, 3, 2),
         # pointwise stride 1 growing in place without a column (downwards, forwards, through
         # the temp: one pixel x four channels), then a k x k stride-2 layer at the peak (99
         # values over 11 channels into 6: direct loops, borders through the stack window)
-        "pw_plain": _Net((1, 3, 5, 9), 7).conv(11, 1, act="RELU").conv(6, 3, 2),
+        "pw_plain": _Net((1, 3, 5, 13), 7).conv(15, 1, act="RELU").conv(6, 3, 2),
         # pointwise strides 2 and 3: pixel pairs x channel pairs (oc, oc + s), a lone last
-        # pixel (width 5), channels beyond the last block of 2s (10 = 8 + 2, 7 = 6 + 1)
-        "pw_strided": _Net((1, 5, 9, 6), 8).conv(10, 1, 2, act="RELU").conv(7, 1, 3),
+        # pixel (width 5), channels beyond the last block of 2s (10 = 8 + 2, 7 = 6 + 1); over
+        # 14 and 16 channels (10 takes tc_conv_pw_s8)
+        "pw_strided": _Net((1, 5, 9, 14), 8).conv(10, 1, 2, act="RELU").conv(16, 1).conv(7, 1, 3),
         # k x k in place (stride 1, SAME, out_c <= in_c): the output ring, one pixel at a time
         "ring": _Net((1, 7, 9, 12), 4).conv(12, 3, act="RELU").conv(10, 3).conv(5, (3, 5)),
         # the ring over wide windows, each layer alone (at the peak: no column): 5x5 over 24

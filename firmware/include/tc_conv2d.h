@@ -28,7 +28,10 @@
  *     out_c <= in_c; the expanding layer growing downwards), else backwards. A pixel whose
  *     outputs would overlap its own input is computed into tmp and copied; the others straight
  *     into place. With a column buffer (col, Cortex-M4/M7) pixel pairs are copied there first
- *     and no temp is needed.
+ *     and no temp is needed; without one, M4/M7 builds keep a small column on the stack where
+ *     the column GEMM pays (in_c >= 16), else run maximal blocks of pixels whose outputs miss
+ *     their own input. tc_conv_pw_s8 (below) reads a pixel's inputs before storing any of its
+ *     outputs and needs no temp.
  *   - CONV_2D k x k, stride 1, output size == input size, out_c <= in_c, no groups: pixels in
  *     raster order; input pixel j is last read by output pixel j + pad_h * in_w + pad_w, so
  *     outputs wait in a ring (tmp) of that many + 1 pixels before they are stored (their bytes
@@ -69,8 +72,8 @@ typedef struct {
                                    R = min(pad_h * in_w + pad_w + 1, in_h * in_w) outputs:
                                    CONV_2D R * out_c bytes (1x1: out_c), DEPTHWISE_CONV_2D
                                    4 * R bytes (a block of four channels) */
-    const int16_t *wfew;        /* tc_conv_few_s8: the weights laid out for it (below), or
-                                   NULL (every other kernel) */
+    const int16_t *wfew;        /* tc_conv_few_s8 / tc_conv_pw_s8: the weights laid out for
+                                   that kernel (below), or NULL (every other kernel) */
 } tc_conv_params_t;
 
 void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
@@ -84,6 +87,18 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
  *     e = 4 g + (0, 2, 1, 3)[j]  (e = kx * in_c + c),
  * zero for e >= R and for channels past out_c. weights (the model's layout) is read too. */
 void tc_conv_few_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+
+/* Pointwise CONV_2D over few input channels (kernels/tc_conv2d_pwf.c; the compiler chooses it:
+ * tinycompile/ops/pwf.py): 1x1, groups 1, in_c 1..12, any stride, in place (the 1x1 layouts
+ * above, no temp) or not; no col. Same results as tc_conv_s8. Reads only the geometry,
+ * act_min / act_max and wfew, which here is a stream of int32 words, 4 + NW per output channel
+ * oc (NW = 2 * (in_c / 4) + (0, 1, 2, 2)[in_c % 4]):
+ *     2 * bias_eff[oc], mult[oc], 2^(r-1) + out_offset * 2^r, r       (r = -shift[oc] >= 1)
+ * then word j = 2 g + h (group g of four input values, h = 0 for values 4 g and 4 g + 2, h = 1
+ * for 4 g + 1 and 4 g + 3) holding the doubled weights of those two values as int16, the first
+ * in the low half; zero for values >= in_c. (The compiler checks the ranges the requantization
+ * needs: ops/pwf.py.) */
+void tc_conv_pw_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 
 /* 16x8 CONV_2D and DEPTHWISE_CONV_2D (TFLM's int16 ConvPerChannel / DepthwiseConvPerChannel):
  * int16 activations (zero point 0), int8 per-channel weights in TFLite's layout (conv

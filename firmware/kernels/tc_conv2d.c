@@ -14,9 +14,10 @@
  *     every load; 1x1, grouped and large windows read the input in place, a filter row being
  *     one contiguous dot product of k_w * in_c when dilation is 1 and there are no groups;
  *   - in place (params inplace and out == in, see tc_conv2d.h): pointwise convolutions run
- *     forwards or backwards through a one-pixel temp, stride-1 same-size k x k convolutions
- *     through a ring holding each output until its input pixel has been read for the last
- *     time; the per-pixel arithmetic is the ordinary path's.
+ *     forwards or backwards through a one-pixel temp (DSP cores: in blocks of pixels whose
+ *     outputs miss their own input, tc_conv_pw_inplace_dsp), stride-1 same-size k x k
+ *     convolutions through a ring holding each output until its input pixel has been read for
+ *     the last time; the per-pixel arithmetic is the ordinary path's.
  *
  * Fast paths: the dot products (tc_dot.h) have a DSP variant (tc_dot_dsp.h: SXTB16 + SMLAD,
  * Cortex-M4 and M7; same int32 sums, identical results), shared with FULLY_CONNECTED. Two
@@ -417,11 +418,8 @@ static void tc_conv_geo_init(tc_conv_geo_t *g, const tc_conv_params_t *p)
  * input still to be read; a pixel (or pair) whose outputs miss its own input is computed
  * straight into place with the ordinary routine, one whose outputs overlap it goes through tmp
  * (out_c bytes) and is copied. */
-#if TC_DSP
-#define TC_PW(g, x, nx, o) tc_conv_pw_run((g)->p, (x), (nx), (o))
-#else
+#if !TC_DSP /* DSP cores: tc_conv_pw_inplace_dsp (tc_conv2d_pw_dsp.c) */
 #define TC_PW(g, x, nx, o) tc_conv_interior((g), (x), (nx), (o))
-#endif
 static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out)
 {
     const tc_conv_params_t *p = g->p;
@@ -463,6 +461,8 @@ static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t 
 }
 
 #undef TC_PW
+#endif
+
 
 /* k x k CONV_2D with out == in (stride 1, output size == input size, out_c <= in_c, no groups):
  * pixels in raster order, per image. The window of output (y, x) starts at input row y - pad_h,
@@ -532,7 +532,11 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 #endif
     if (p->inplace && p->k_h == 1 && p->k_w == 1 &&
         tc_pw_overlap(in, out, p->batches * H * W, C, OC)) {
+#if TC_DSP
+        tc_conv_pw_inplace_dsp(p, in, out);
+#else
         tc_conv_pw_inplace(&g, in, out);
+#endif
         return;
     }
     if (p->inplace && in == out) {

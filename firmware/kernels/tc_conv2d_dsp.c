@@ -361,6 +361,28 @@ static void tc_conv_ring_col16(const tc_conv_params_t *p, int8_t *buf, int16_t *
  * also spares the one-pixel temp). */
 #define TC_COL16_MIN_K 16
 
+/* Largest column buffer (tc_col16_bytes(in_c, in_c)) an in-place pointwise layer without a
+ * granted one keeps on the stack (in_c up to 64 over multiples of 4, 52 otherwise), within
+ * every board's stack reserve like tc_conv2d.c's border windows. */
+#define TC_PW_STACK_COL 320
+
+/* An in-place pointwise layer without a granted column (tc_conv2d.c's tc_conv_pw_inplace_dsp
+ * asks): where the column GEMM pays (as out of place: TC_COL16_MIN_K) and the column fits
+ * TC_PW_STACK_COL, tc_conv_pw_inplace_col16 with the column on the stack (only while it runs:
+ * out of line); returns 0 when it does not apply. */
+__attribute__((noinline)) int tc_conv_pw_inplace_stack(const tc_conv_params_t *p,
+                                                       const int8_t *in, int8_t *out)
+{
+    uint64_t col[TC_PW_STACK_COL / 8]; /* 8-byte aligned for LDRD */
+    const int32_t C = p->in_c;
+    if (C < TC_COL16_MIN_K || (C % 4 != 0 && p->out_c < 16) ||
+        tc_col16_bytes(C, C) > TC_PW_STACK_COL) {
+        return 0;
+    }
+    tc_conv_pw_inplace_col16(p, in, out, (int16_t *)(void *)col);
+    return 1;
+}
+
 /* The DSP paths of tc_conv_s8, tried first by it (tc_conv2d.c): in place, the column GEMM when
  * a column buffer was granted (else 0: tc_conv_s8's walks through the temp or the ring); out of
  * place, the column GEMM where it pays (TC_COL16_MIN_K), with the planner's column buffer or

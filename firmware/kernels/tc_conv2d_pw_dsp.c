@@ -3,13 +3,15 @@
  *   - tc_conv_window_dsp: every output channel of one pixel whose window is contiguous, four
  *     channels per pass (tc_dot14_s8);
  *   - tc_conv_pw_run: stride 1, channel pairs outermost, two pixels x two channels per pass;
- *   - tc_conv_pw_strided_row: stride s >= 2, channel pairs (oc, oc + s).
+ *   - tc_conv_pw_strided_row: stride s >= 2, channel pairs (oc, oc + s);
+ *   - tc_conv_pw_inplace_dsp: tc_conv_s8's in-place pointwise walk without a column buffer.
  * Called by tc_conv_s8_dsp (tc_conv2d_dsp.c) where the int16 column GEMM does not apply, by
  * tc_conv_s8's in-place pointwise walk and by its border pixels (tc_conv2d.c). The arithmetic
  * is the portable loops' (int32 sums of int8 products from bias_eff, then tc_out_s8_dsp, which
  * is tc_out_s8's): identical results. Compiles to nothing on cores without the DSP extension.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "tc_conv2d.h"
 #include "tc_kernel_util.h"
@@ -128,6 +130,82 @@ void tc_conv_pw_strided_row(const tc_conv_params_t *p, const int8_t *x, int32_t 
     }
     if (i < nx) {
         tc_conv_pw_run(p, x + i * d, 1, out + i * OC);
+    }
+}
+
+/* The last pixel + 1 (forwards: the largest i1 <= n) such that pixels [i0, i1) are apart
+ * (tc_pw_apart: their outputs miss their own input), or the first pixel (backwards: the
+ * smallest i0 >= 0 such that [i0, i1) are apart); the caller knows the single pixel at the
+ * start is. Outputs below the input need i1 * oc <= d + i0 * c, above it
+ * d + i1 * c <= i0 * oc. */
+static int32_t tc_pw_block_end(int32_t d, int32_t i0, int32_t n, int32_t c, int32_t oc)
+{
+    int32_t e = i0 + 1, t;
+    if (d + i0 * c >= 0) {
+        t = (d + i0 * c) / oc;
+        e = t > e ? t : e;
+    }
+    if (i0 * oc - d >= 0) {
+        t = (i0 * oc - d) / c;
+        e = t > e ? t : e;
+    }
+    return e < n ? e : n;
+}
+
+static int32_t tc_pw_block_start(int32_t d, int32_t i1, int32_t c, int32_t oc)
+{
+    int32_t s = i1 - 1, t;
+    if (d + i1 * c >= 0) { /* above: i0 >= ceil((d + i1 * c) / oc) */
+        t = (d + i1 * c + oc - 1) / oc;
+        s = t < s ? t : s;
+    }
+    if (i1 * oc - d <= 0) { /* below: i0 * c >= i1 * oc - d: any i0 >= 0 */
+        s = 0;
+    } else {
+        t = (i1 * oc - d + c - 1) / c;
+        s = t < s ? t : s;
+    }
+    return s > 0 ? s : 0;
+}
+
+/* tc_conv2d.c's in-place pointwise walk (tc_conv_pw_inplace) on DSP cores: wide layers through the column GEMM with a column on the
+ * stack (tc_conv_pw_inplace_stack), others in maximal blocks of pixels whose outputs miss
+ * their own input, each one tc_conv_pw_run (channel pairs outermost over the block: the whole
+ * block's input must stay unwritten, which apartness gives; the walk's direction keeps every
+ * other unread pixel safe), which for an expanding layer's forwards walk means a few long runs
+ * instead of a call per pixel pair; pixels whose outputs overlap their own input go through
+ * tmp. */
+void tc_conv_pw_inplace_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t C = p->in_c, OC = p->out_c;
+    const int32_t N = p->batches * p->in_h * p->in_w, d = (int32_t)(in - out);
+    int8_t *tmp = p->tmp;
+    int32_t i, e;
+    if (tc_conv_pw_inplace_stack(p, in, out)) { /* tc_conv2d_dsp.c: a column on the stack */
+        return;
+    }
+    if (tc_pw_forward(d, N, C, OC)) {
+        for (i = 0; i < N; i = e) {
+            if (tc_pw_apart(d, i, i + 1, C, OC)) {
+                e = tc_pw_block_end(d, i, N, C, OC);
+                tc_conv_pw_run(p, in + i * C, e - i, out + i * OC);
+            } else {
+                e = i + 1;
+                tc_conv_pw_run(p, in + i * C, 1, tmp);
+                memcpy(out + i * OC, tmp, (size_t)OC);
+            }
+        }
+    } else {
+        for (i = N; i > 0; i = e) {
+            if (tc_pw_apart(d, i - 1, i, C, OC)) {
+                e = tc_pw_block_start(d, i, C, OC);
+                tc_conv_pw_run(p, in + e * C, i - e, out + e * OC);
+            } else {
+                e = i - 1;
+                tc_conv_pw_run(p, in + e * C, 1, tmp);
+                memcpy(out + e * OC, tmp, (size_t)OC);
+            }
+        }
     }
 }
 

@@ -167,6 +167,12 @@ int32_t tc_col16_bytes(int32_t k, int32_t in_c);
 void tc_col16_window(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
                      int16_t *col, int32_t slot);
 void tc_col16_pixels(const int8_t *x, int32_t c, int16_t *col, int32_t slot);
+/* tc_conv2d_dsp.c: an in-place pointwise layer without a granted column through the column
+ * GEMM with one on the stack, where that pays and fits; 0 (nothing done) elsewhere. */
+int tc_conv_pw_inplace_stack(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+/* tc_conv2d_pw_dsp.c: tc_conv_s8's in-place pointwise walk (tc_conv2d.h) on DSP cores when no
+ * column buffer was granted. */
+void tc_conv_pw_inplace_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 void tc_conv_col16_pair(const tc_conv_params_t *p, const int16_t *col, int32_t k, int8_t *o0,
                         int8_t *o1);
 

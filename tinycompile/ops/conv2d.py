@@ -18,6 +18,11 @@ Few input channels (``few.py``): a TFLite CONV_2D over 1 to 3 input channels wit
 window runs ``tc_conv_few_s8`` (tc_conv2d_few*.c) over a second copy of its weights laid out
 for it (``wfew``); no column buffer, not in place.
 
+Pointwise over few input channels (``pwf.py``): a 1x1 CONV_2D over 1 to 12 input channels (but
+8) runs ``tc_conv_pw_s8`` (tc_conv2d_pwf.c) over a stream of per-channel constants and int16
+weight pairs that replaces the weights, folded bias and multipliers; no column buffer, in place
+without a temp.
+
 16x8 (int16 activations, int64 bias): TFLM's int16 ConvPerChannel through ``tc_conv_s16``
 (int64 accumulation, ``s16``'s 64-bit requantization); no im2col, not in place.
 """
@@ -25,13 +30,13 @@ for it (``wfew``); no column buffer, not in place.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from ..ir import Graph, Op
-from . import few, s16, s16_fast
+from . import few, pwf, s16, s16_fast
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, io_call, out
 from .conv_common import (
@@ -78,6 +83,7 @@ class Conv2D(Prepared):
     groups: int
     rq: Requant | s16.Requant64
     few: bool = False  # tc_conv_few_s8 over the ``wfew`` weights (few.py)
+    pwf: bool = False  # tc_conv_pw_s8 over the ``wfew`` stream (pwf.py)
 
 
 @register
@@ -118,7 +124,14 @@ class Conv2DOp(RowsByWindow, Operator):
             wsum = np.asarray(w.data, np.int64).reshape(oc, -1).sum(axis=1)
             rq = requant(op, g, oc, wsum, mults, shifts)
             return Conv2D(macs=macs, geo=geo, groups=1, rq=rq, few=True)
-        return conv_s8(op, g, geo, groups, mults, shifts)
+        d = conv_s8(op, g, geo, groups, mults, shifts)
+        if isinstance(d.rq, Requant) and pwf.takes(geo, groups, np.asarray(w.data), d.rq):
+            # no column buffer; in place without a temp (pwf.py)
+            in_place = 0 if d.in_place_scratch is not None else None
+            return replace(
+                d, pwf=True, scratch=0, scratch_stand_in=False, in_place_scratch=in_place
+            )
+        return d
 
     def lower(self, op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
         if isinstance(d.rq, s16.Requant64):
@@ -164,6 +177,8 @@ def lower_s8(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
     assert isinstance(d.rq, Requant)
     if d.few:
         return few.lower(op, g, d, ctx)
+    if d.pwf:
+        return lower_pwf(op, g, d, ctx, choice)
     col = d.scratch if choice.use_scratch else 0
     # the raw bias is for the direct loops' border windows: not needed where every window
     # goes through the column buffer (zero point as padding), which the portable and
@@ -179,3 +194,28 @@ def lower_s8(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
         if choice.in_place:
             fields.update(inplace=1, tmp=f"(int8_t *){region}")
     return io_call("tc_conv_s8", op, ctx, ctx.params("tc_conv_params_t", fields))
+
+
+def lower_pwf(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
+    """The ``tc_conv_pw_s8`` call of a pointwise convolution prepared for it (``pwf.py``): the
+    stream stands for the weights, folded bias and multipliers, which are not emitted."""
+    assert isinstance(d.rq, Requant)
+    w = np.asarray(inp(op, g, 1).data)
+    fields: dict[str, object] = dict(d.geo.fields())
+    fields.update(
+        groups=1,
+        depth_mult=1,
+        in_offset=d.rq.in_offset,
+        out_offset=d.rq.out_offset,
+        act_min=d.rq.act_min,
+        act_max=d.rq.act_max,
+        weights="0",
+        bias="0",
+        bias_eff="0",
+        mult="0",
+        shift="0",
+        col="0",
+        inplace=1 if choice.in_place else 0,
+    )
+    fields["wfew"] = f"(const int16_t *){ctx.array('wpw', 'int32_t', pwf.stream(w, d.rq))}"
+    return io_call("tc_conv_pw_s8", op, ctx, ctx.params("tc_conv_params_t", fields))
