@@ -28,6 +28,7 @@ SHARED |= {"elem_fast"}  # int8 ADD's exact linear forms (add.py)
 SHARED |= {"few"}  # the few-input-channel CONV_2D kernel's choice and weights (conv2d.py)
 SHARED |= {"s16_fast"}  # the 16x8 fast kernels' choices and weight layouts
 SHARED |= {"mul_fast"}  # int8 MUL's exact forms (mul.py)
+SHARED |= {"pwf"}  # the few-input-channel pointwise kernel's choice and stream (conv2d.py)
 
 
 def _model_kinds() -> set[str]:
