@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import tflite
+from test_kernels_fast_dw2 import _options, _out
 
 from tests.modelgen.tflite_writer import Node, T, write
 from tinycompile import api
@@ -26,29 +26,6 @@ from tinycompile.frontend import load_model
 from tinycompile.ops import Choice
 from tinycompile.pipeline import compile_graph as make_plan
 from tinycompile.pipeline import prepare_graph
-
-ACT = {"none": 0, "relu": 1, "relu6": 3}
-PAD = {"SAME": 0, "VALID": 1}
-
-
-def _out(padding: str, n: int, k: int, s: int) -> int:
-    return -(-n // s) if padding == "SAME" else (n - k) // s + 1
-
-
-def _options(padding: str, stride: int, dm: int, act: str):
-    def write_options(b):
-        tflite.DepthwiseConv2DOptionsStart(b)
-        tflite.DepthwiseConv2DOptionsAddPadding(b, PAD[padding])
-        tflite.DepthwiseConv2DOptionsAddStrideW(b, stride)
-        tflite.DepthwiseConv2DOptionsAddStrideH(b, stride)
-        tflite.DepthwiseConv2DOptionsAddDepthMultiplier(b, dm)
-        tflite.DepthwiseConv2DOptionsAddFusedActivationFunction(b, ACT[act])
-        tflite.DepthwiseConv2DOptionsAddDilationWFactor(b, 1)
-        tflite.DepthwiseConv2DOptionsAddDilationHFactor(b, 1)
-        return tflite.DepthwiseConv2DOptionsEnd(b)
-
-    return write_options
-
 
 # a layer: (k, stride, padding, depth multiplier, activation, shift -22 on one channel)
 Layer = tuple[int, int, str, int, str, bool]
@@ -81,7 +58,7 @@ def chain_model(path: Path, hwc: tuple[int, int, int], layers: list[Layer], seed
                 [cur, n - 3, n - 2],
                 [n - 1],
                 "DepthwiseConv2DOptions",
-                _options(padding, s, dm, act),
+                _options(padding, (s, s), dm, act),
             )
         )
         cur, scale, (ih, iw, ic) = n - 1, out_scale, (oh, ow, oc)

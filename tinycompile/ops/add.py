@@ -20,11 +20,10 @@ import numpy as np
 
 from ..ir import Graph, Op
 from ..quant.qmath import multiply_by_quantized_multiplier_np, quantize_multiplier_smaller_than_one
-from .base import Bands, Choice, LowerCtx, Operator, Prepared, fail, register
-from .broadcast import binary_call, check_binary, shape_fields
+from .base import Choice, LowerCtx, Operator, Prepared, fail, register
+from .broadcast import SameShapeRows, binary_call, check_binary, shape_fields
 from .common import fused_activation, inp, out
 from .elem_fast import add_forms
-from .rows import Reach, row_view
 from .s16 import is_int16
 
 LEFT_SHIFT = {"int8": 20, "int16": 15}  # TFLM's left shift by output type
@@ -76,7 +75,7 @@ class Add(Prepared):
 
 
 @register
-class AddOp(Operator):
+class AddOp(SameShapeRows, Operator):
     kinds = ("ADD",)
     elementwise = True
     int16 = True
@@ -108,15 +107,3 @@ class AddOp(Operator):
             fast = fast and max(f["in1_shift"], f["in2_shift"], f["out_shift"]) <= 0
             fn = "tc_add_s16q" if fast and f["left_shift"] == 15 else "tc_add_s16"
         return binary_call(fn, op, ctx, ctx.params("tc_add_params_t", fields))
-
-    def row_reach(self, op: Op, g: Graph, d: Add) -> tuple[Reach, ...] | None:
-        shapes = {inp(op, g, 0).shape, inp(op, g, 1).shape, out(op, g).shape}
-        o = out(op, g)
-        if len(shapes) != 1 or len(o.shape) != 4 or o.shape[0] != 1 or is_int16(op, g):
-            return None  # broadcasting or not NHWC: rows do not line up
-        return (Reach(), Reach())
-
-    def lower_row(
-        self, op: Op, g: Graph, d: Add, ctx: LowerCtx, choice: Choice, bands: Bands
-    ) -> str:
-        return self.lower(op, row_view(g, [*op.inputs[:2], op.outputs[0]]), d, ctx, choice)

@@ -1,5 +1,6 @@
 """What the binary elementwise operators (ADD, MUL) share: numpy-style broadcasting up to
-rank 6, merged into few loops at compile time, and the common checks."""
+rank 6, merged into few loops at compile time, the common checks, and running by rows
+(``SameShapeRows``)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import numpy as np
 
 from ..ir import Graph, Op
 from . import s16
-from .base import LowerCtx, fail
+from .base import Bands, Choice, LowerCtx, fail
 from .common import activation_range, inp, out, require_int8
+from .rows import Reach, row_view
 
 MAX_RANK = 6
 
@@ -96,3 +98,22 @@ def binary_call(fn: str, op: Op, ctx: LowerCtx, params: str) -> str:
         f"{fn}({params}, {ctx.ptr(op.inputs[0])}, {ctx.ptr(op.inputs[1])}, "
         f"{ctx.ptr(op.outputs[0], const=False)});"
     )
+
+
+class SameShapeRows:
+    """Row streaming (``ops.rows``) of a binary elementwise int8 op over two NHWC tensors of its
+    output's shape (batch 1): output row r reads row r of each input, and a row call is the op's
+    own lowering over one row (``row_view``). Broadcasting ops cannot run by rows."""
+
+    def row_reach(self, op: Op, g: Graph, d: object) -> tuple[Reach, ...] | None:
+        shapes = {inp(op, g, 0).shape, inp(op, g, 1).shape, out(op, g).shape}
+        o = out(op, g)
+        if len(shapes) != 1 or len(o.shape) != 4 or o.shape[0] != 1 or s16.is_int16(op, g):
+            return None  # broadcasting or not NHWC: rows do not line up
+        return (Reach(), Reach())
+
+    def lower_row(
+        self, op: Op, g: Graph, d: object, ctx: LowerCtx, choice: Choice, bands: Bands
+    ) -> str:
+        view = row_view(g, [*op.inputs[:2], op.outputs[0]])
+        return self.lower(op, view, d, ctx, choice)  # type: ignore[attr-defined]

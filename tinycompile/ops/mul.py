@@ -18,11 +18,10 @@ from typing import Any
 
 from ..ir import Graph, Op
 from ..quant.qmath import quantize_multiplier
-from .base import Bands, Choice, LowerCtx, Operator, Prepared, register
-from .broadcast import binary_call, check_binary, shape_fields
+from .base import Choice, LowerCtx, Operator, Prepared, register
+from .broadcast import SameShapeRows, binary_call, check_binary, shape_fields
 from .common import fused_activation, inp, out
 from .mul_fast import mul_forms
-from .rows import Reach, row_view
 from .s16 import is_int16
 
 
@@ -33,7 +32,7 @@ class Mul(Prepared):
 
 
 @register
-class MulOp(Operator):
+class MulOp(SameShapeRows, Operator):
     kinds = ("MUL",)
     elementwise = True
     int16 = True
@@ -63,15 +62,3 @@ class MulOp(Operator):
         fields.update(d.forms)
         fn = "tc_mul_s16" if is_int16(op, g) else "tc_mul_s8"
         return binary_call(fn, op, ctx, ctx.params("tc_mul_params_t", fields))
-
-    def row_reach(self, op: Op, g: Graph, d: Mul) -> tuple[Reach, ...] | None:
-        shapes = {inp(op, g, 0).shape, inp(op, g, 1).shape, out(op, g).shape}
-        o = out(op, g)
-        if len(shapes) != 1 or len(o.shape) != 4 or o.shape[0] != 1 or is_int16(op, g):
-            return None  # broadcasting or not NHWC: rows do not line up
-        return (Reach(), Reach())
-
-    def lower_row(
-        self, op: Op, g: Graph, d: Mul, ctx: LowerCtx, choice: Choice, bands: Bands
-    ) -> str:
-        return self.lower(op, row_view(g, [*op.inputs[:2], op.outputs[0]]), d, ctx, choice)
