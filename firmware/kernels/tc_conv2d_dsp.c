@@ -229,17 +229,20 @@ void tc_conv_col16_pair(const tc_conv_params_t *p, const int16_t *col, int32_t k
     if (!o1) {
         o1 = o0; /* lone pixel: its slot-1 results land first and are overwritten */
     }
-    for (oc = 0; oc < OC; oc += 2, w += 2 * k) {
-        const int32_t two = oc + 1 < OC, kd = two ? k : 0; /* kd = 0: channel 0 twice */
+    for (oc = 0; oc + 1 < OC; oc += 2, w += 2 * k) {
         int32_t a[4];
         a[0] = a[2] = be[oc];
-        a[1] = a[3] = be[oc + two];
-        tc_gemm22_col16(col, w, kd, ng, a);
+        a[1] = a[3] = be[oc + 1];
+        tc_gemm22_col16(col, w, k, ng, a);
         tc_col16_out2(a[0], a[2], mu[oc], sh[oc], oo, lo, hi, full, o0 + oc, o1 + oc);
-        if (two) {
-            tc_col16_out2(a[1], a[3], mu[oc + 1], sh[oc + 1], oo, lo, hi, full, o0 + oc + 1,
-                          o1 + oc + 1);
-        }
+        tc_col16_out2(a[1], a[3], mu[oc + 1], sh[oc + 1], oo, lo, hi, full, o0 + oc + 1,
+                      o1 + oc + 1);
+    }
+    if (oc < OC) { /* a lone last channel: kd = 0 reads it twice */
+        int32_t a[4];
+        a[0] = a[1] = a[2] = a[3] = be[oc];
+        tc_gemm22_col16(col, w, 0, ng, a);
+        tc_col16_out2(a[0], a[2], mu[oc], sh[oc], oo, lo, hi, full, o0 + oc, o1 + oc);
     }
 }
 
