@@ -192,8 +192,9 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
 
 /* Row iy of a window starting at input column ix0, to dst (k_w * in_c bytes): the input zero
  * point at taps outside the image. Out of line: smaller code, at a call per window row. */
-__attribute__((noinline)) static void tc_im2col_row(const tc_conv_params_t *p, const int8_t *img, int32_t iy, int32_t ix0,
-                          int8_t *dst)
+__attribute__((noinline)) static void tc_im2col_row(const tc_conv_params_t *p,
+                                                    const int8_t *img, int32_t iy, int32_t ix0,
+                                                    int8_t *dst)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, KW = p->k_w, dw = p->dil_w;
     const int zp = (int)(-p->in_offset);
@@ -462,7 +463,6 @@ static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t 
 
 #undef TC_PW
 #endif
-
 
 /* k x k CONV_2D with out == in (stride 1, output size == input size, out_c <= in_c, no groups):
  * pixels in raster order, per image. The window of output (y, x) starts at input row y - pad_h,

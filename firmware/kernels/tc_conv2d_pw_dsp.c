@@ -168,13 +168,13 @@ static int32_t tc_pw_block_start(int32_t d, int32_t i1, int32_t c, int32_t oc)
     return s > 0 ? s : 0;
 }
 
-/* tc_conv2d.c's in-place pointwise walk (tc_conv_pw_inplace) on DSP cores: wide layers through the column GEMM with a column on the
- * stack (tc_conv_pw_inplace_stack), others in maximal blocks of pixels whose outputs miss
- * their own input, each one tc_conv_pw_run (channel pairs outermost over the block: the whole
- * block's input must stay unwritten, which apartness gives; the walk's direction keeps every
- * other unread pixel safe), which for an expanding layer's forwards walk means a few long runs
- * instead of a call per pixel pair; pixels whose outputs overlap their own input go through
- * tmp. */
+/* tc_conv2d.c's in-place pointwise walk (tc_conv_pw_inplace) on DSP cores: wide layers
+ * through the column GEMM with a column on the stack (tc_conv_pw_inplace_stack), others in
+ * maximal blocks of pixels whose outputs miss their own input, each one tc_conv_pw_run
+ * (channel pairs outermost over the block: the whole block's input must stay unwritten, which
+ * apartness gives; the walk's direction keeps every other unread pixel safe), which for an
+ * expanding layer's forwards walk means a few long runs instead of a call per pixel pair;
+ * pixels whose outputs overlap their own input go through tmp. */
 void tc_conv_pw_inplace_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t C = p->in_c, OC = p->out_c;

@@ -83,8 +83,8 @@ TC_INLINE void tc_pwf_pixel_dsp(const int32_t *q, int32_t oc_n, const uint32_t *
 }
 
 /* n pixels (see tc_pwf_t) for constant NW: each pixel's words loaded and split once. */
-TC_INLINE void tc_pwf_run_nw(const tc_pwf_t *k, const int8_t *x, int32_t xs, int32_t n,
-                             int8_t *o, int32_t os, const int32_t NW)
+TC_INLINE void tc_pwf_run_k(const tc_pwf_t *k, const int8_t *x, int32_t xs, int32_t n,
+                            int8_t *o, int32_t os, const int32_t NW)
 {
     const tc_conv_params_t *p = k->p;
     const int32_t C = p->in_c, OC = p->out_c, G = (NW + 1) / 2, lo = p->act_min, hi = p->act_max;
@@ -112,12 +112,6 @@ TC_INLINE void tc_pwf_run_nw(const tc_pwf_t *k, const int8_t *x, int32_t xs, int
         }
     }
 }
-#define TC_PWF_RUN(nw)                                                                          \
-    static void tc_pwf_run##nw(const tc_pwf_t *k, const int8_t *x, int32_t xs, int32_t n,      \
-                               int8_t *o, int32_t os)                                           \
-    {                                                                                           \
-        tc_pwf_run_nw(k, x, xs, n, o, os, nw);                                                  \
-    }
 #else
 /* The same sums from the int16 halves of the weight words: ARMv6-M and portable C. */
 TC_INLINE int32_t tc_pwf_half_lo(int32_t w)
@@ -150,7 +144,7 @@ TC_INLINE int32_t tc_pwf_mulhi(int32_t acc2, int32_t m, int32_t q)
 
 /* n pixels (see tc_pwf_t) for constant C (1..12). A pixel's values are read as bytes; one whose
  * reads would pass the input's end (values up to 4 ceil(C / 4)) is copied to the stack. */
-TC_INLINE void tc_pwf_run_c(const tc_pwf_t *k, const int8_t *x, int32_t xs, int32_t n,
+TC_INLINE void tc_pwf_run_k(const tc_pwf_t *k, const int8_t *x, int32_t xs, int32_t n,
                             int8_t *o, int32_t os, const int32_t C)
 {
     const tc_conv_params_t *p = k->p;
@@ -188,14 +182,15 @@ TC_INLINE void tc_pwf_run_c(const tc_pwf_t *k, const int8_t *x, int32_t xs, int3
 }
 #undef TC_PWF_W
 #undef TC_PWF_E
+#endif
+
+/* One out-of-line instance of tc_pwf_run_k per constant (NW on the M4/M7, in_c elsewhere). */
 #define TC_PWF_RUN(c)                                                                           \
     static void tc_pwf_run##c(const tc_pwf_t *k, const int8_t *x, int32_t xs, int32_t n,       \
                               int8_t *o, int32_t os)                                            \
     {                                                                                           \
-        tc_pwf_run_c(k, x, xs, n, o, os, c);                                                    \
+        tc_pwf_run_k(k, x, xs, n, o, os, c);                                                    \
     }
-#endif
-
 TC_PWF_RUN(1)
 TC_PWF_RUN(2)
 TC_PWF_RUN(3)

@@ -303,7 +303,8 @@ int tc_dwconv_kxk_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                 ch[i].bias = 2 * p->bias_eff[oc];
                 ch[i].mult = p->mult[oc];
                 ch[i].rsh = -p->shift[oc];
-                ch[i].rnd = (int32_t)((1u << (ch[i].rsh - 1)) + ((uint32_t)p->out_offset << ch[i].rsh));
+                ch[i].rnd = (int32_t)((1u << (ch[i].rsh - 1)) +
+                                      ((uint32_t)p->out_offset << ch[i].rsh));
                 for (t = 0; t < KX && i < cn; t++) { /* channels past cn: never computed */
                     /* tap u of window line t at wp[u * sa], as 16-bit lanes, doubled */
                     const int8_t *wp = wb + i + (vert ? t * 4 : t * p->k_w * 4);

@@ -22,12 +22,6 @@
 #include "tc_m0.h"
 #include "tc_qmath.h"
 
-#if defined(__ARM_ARCH_6M__)
-#define TC_LSTM_DOT4 tc_m0_dot14
-#else
-#define TC_LSTM_DOT4 tc_dot14_s8
-#endif
-
 static int32_t tc_sat16(int32_t x)
 {
     return tc_clamp(x, -32768, 32767);
@@ -85,8 +79,8 @@ static void tc_gates(const tc_lstm_params_t *p, const int8_t *x, const int8_t *h
         ai[k] = p->gate_bias[k * U + j];
         ar[k] = p->gate_bias[(4 + k) * U + j];
     }
-    TC_LSTM_DOT4(x, p->w_input + j * D, U * D, D, ai);
-    TC_LSTM_DOT4(h, p->r_input + j * U, U * U, U, ar);
+    TC_DOT14(x, p->w_input + j * D, U * D, D, ai);
+    TC_DOT14(h, p->r_input + j * U, U * U, U, ar);
     for (k = 0; k < 4; k++) {
         const int32_t *m = p->gate_mults + 4 * k;
         const int32_t vi = tc_sat16(tc_requant(ai[k], m[0], m[1]));

@@ -19,8 +19,8 @@
 
 /* The ARMv6-M entry points, same contracts as tc_dwconv_s8 / tc_conv_s8 / tc_fc_s8. */
 void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
-/* tc_depthwise_m0.c: the whole layer for depth multipliers in fours, dilation 1, windows of at
- * most 50 taps and 256 / k_h >= k_w; returns 0 (nothing written) elsewhere. */
+/* tc_depthwise_dm4_m0.c: the whole layer for depth multipliers in fours, dilation 1, windows of
+ * at most 50 taps and 256 / k_h >= k_w; returns 0 (nothing written) elsewhere. */
 int tc_dwconv_dm4_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out);
 /* CONV_2D: returns 0 (nothing done) for grouped convolutions, which take the portable path. */
@@ -37,6 +37,14 @@ void tc_avgpool_s8_m0(const tc_pool_params_t *p, const int8_t *in, int8_t *out);
 /* tc_conv2d_m0.c: a[k] += sum_{i < n} x[i] * w[k * ws + i] for k = 0..3 (Thumb-1 assembly on
  * ARMv6-M, C elsewhere). */
 void tc_m0_dot14(const int8_t *x, const int8_t *w, int32_t ws, int32_t n, int32_t *a);
+
+/* The same four-channel dot product on whatever core this builds for: tc_m0_dot14 on ARMv6-M,
+ * tc_dot14_s8 (tc_dot.h: SXTB16 + SMLAD on Cortex-M4/M7) elsewhere. */
+#if defined(__ARM_ARCH_6M__)
+#define TC_DOT14 tc_m0_dot14
+#else
+#define TC_DOT14 tc_dot14_s8
+#endif
 
 /* One int8 output: requantize (tc_qmath.h's tc_requant, on ARMv6-M its 16-bit-product form
  * tc_requant16) + output offset + activation clamp, as tc_out_s8. */

@@ -18,12 +18,6 @@
 #include "tc_qmath.h"
 #include "tc_svdf.h"
 
-#if defined(__ARM_ARCH_6M__)
-#define TC_SVDF_DOT4 tc_m0_dot14
-#else
-#define TC_SVDF_DOT4 tc_dot14_s8
-#endif
-
 /* The feature layer of one batch row: each filter's input product, requantized into the newest
  * slot of its state (after the state moved one step back). */
 #define TC_SVDF_FEATURES(T, LO, HI)                                                             \
@@ -38,10 +32,10 @@
             a[k] = p->feat_bias[f + k];                                                         \
         }                                                                                       \
         if (n == 4) {                                                                           \
-            TC_SVDF_DOT4(x, p->weights_feature + f * D, D, D, a);                               \
+            TC_DOT14(x, p->weights_feature + f * D, D, D, a);                                   \
         } else {                                                                                \
             for (int32_t k = 0; k < n; k++) {                                                   \
-                a[k] = tc_dot_s8(x, p->weights_feature + (f + k) * D, D, a[k]);                  \
+                a[k] = tc_dot_s8(x, p->weights_feature + (f + k) * D, D, a[k]);               \
             }                                                                                   \
         }                                                                                       \
         for (int32_t k = 0; k < n; k++) {                                                       \

@@ -94,26 +94,18 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
             # break the op that shrank here
         storage[tid] = bid
 
-    def shrink(tid: int, bid: int, step: int) -> None:
+    def resize(tid: int, bid: int, at: int) -> None:
+        """``tid`` joins buffer ``bid`` at its start, the buffer taking its size from step
+        ``at`` on (a narrower output's QUANTIZE, a wider output's DEQUANTIZE)."""
         b = buffers[bid]
+        size = align(g.t(tid).nbytes)
         if not b.grow:
             b.grow.append((b.first, b.nbytes))
-        b.grow.append((step + 1, align(g.t(tid).nbytes)))
+        b.grow.append((at, size))
+        b.nbytes = max(b.nbytes, size)
         b.tensors.append(tid)
         b.last = max(b.last, last_use.get(tid, b.last))
         storage[tid] = bid
-        shrunk.add(bid)
-
-    def grow_up(tid: int, bid: int, step: int) -> None:
-        b = buffers[bid]
-        if not b.grow:
-            b.grow.append((b.first, b.nbytes))
-        b.grow.append((step, align(g.t(tid).nbytes)))
-        b.nbytes = align(g.t(tid).nbytes)
-        b.tensors.append(tid)
-        b.last = max(b.last, last_use.get(tid, b.last))
-        storage[tid] = bid
-        fixed.add(bid)  # its tensors start together: it never grows downwards after this
 
     def can_join(tid: int, src: int, shifts: bool, step: int) -> bool:
         """Whether an in-place op's output may share its input's buffer. Tensors of a buffer
@@ -166,7 +158,8 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
                 and g.t(tid).nbytes < g.t(src).nbytes
                 and dies_here(b, s)
             ):
-                shrink(tid, b.id, s)
+                resize(tid, b.id, s + 1)
+                shrunk.add(b.id)
                 continue
             if (
                 k == 0
@@ -174,11 +167,11 @@ def lifetimes(g: Graph, steps: list[Step]) -> Lifetimes:
                 and b is not None
                 and not b.down
                 and b.id not in shrunk
-                and g.t(tid).nbytes > g.t(src).nbytes
                 and align(g.t(tid).nbytes) > b.nbytes
                 and dies_here(b, s)
             ):
-                grow_up(tid, b.id, s)
+                resize(tid, b.id, s)
+                fixed.add(b.id)  # its tensors start together: it never grows downwards now
                 continue
             new_buffer(tid, s)
         if st.scratch:

@@ -7,10 +7,10 @@ Candidates are runs of consecutive ops of the plain plan's execution order made 
 can run by rows (``Operator.row_reach``: convolutions, depthwise convolutions, pooling,
 same-shape ADDs and MULs, CONCATENATION along W or C; batch 1), starting where such a run
 starts (the first op, or one after an op that cannot run by rows: a TRANSPOSE at an NCHW input,
-a QUANTIZE of a float input): ``k`` ops from there
-become one STREAM op whose inputs are the whole tensors it reads and whose outputs are the
-tensors read after it, and the rest of the graph is planned as usual around it. Each candidate
-is planned in full and judged by its placed arena.
+a QUANTIZE of a float input): ``k`` ops from there become one STREAM op whose inputs are the
+whole tensors it reads and whose outputs are the tensors read after it, and the rest of the
+graph is planned as usual around it. Each candidate is planned in full and judged by its placed
+arena.
 
 - ``stream="min"``: the smallest arena (ties: the shortest segment: fewer row calls); then,
   in the graph so rewritten, one more segment the same way while the arena keeps shrinking
