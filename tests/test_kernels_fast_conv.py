@@ -14,17 +14,19 @@ of 4, odd widths and pixel counts, padding, strides 1 and 2, depths not a multip
   (``pointwise``, ``col16_c3``);
 - ``tc_dot22_s8``'s assembly loop (two pixels x two channels sharing one offset): pointwise
   pairs;
-- ``tc_dot14_s8`` (one pixel x four channels): lone im2col pixels, the k x k in-place ring
-  without a column (one pixel at a time, borders through a window copied on the stack), in-place
-  pointwise pixels through the temp;
+- ``tc_dot14_s8`` (one pixel x four channels): lone im2col pixels, lone pixels of the k x k
+  in-place ring without a column, in-place pointwise pixels through the temp;
 - ``tc_conv_pw_run`` (pointwise, stride 1, windows under 16 values); ``tc_conv_pw_strided_row``
   (pointwise, strides 2 and 3), both in tc_conv2d_pw_dsp.c;
 - the int16 column in the output's tail when the planner refuses the scratch, whatever the
   channel counts (first layers over 5 and 7 channels, at the SRAM peak, windows staged as int8),
   with the last pixels by the direct loops (the int8 im2col of the other cores is not built on
   these);
-- border pixels: the whole window on the stack up to 576 bytes, else row by row (``ring_k5``,
-  ``ring_k7``), else the reference loops (``ring_k5_wide``).
+- border pixels over >= 8 channels: only their taps inside the image, read in place with the
+  input offset added as they are unpacked (``ring*``, ``edge_dil`` with a dilation down the
+  rows, ``edge_k5_s2``); over fewer: the whole window on the stack (``first_c5``);
+- interior pixels of the direct loops and of the in-place ring in pairs: two pixels x two
+  channels over the window's rows (``tc_dot22r_s8``: ``ring``, ``pw_plain``, ``edge_k5_s2``).
 """
 
 from __future__ import annotations
@@ -43,14 +45,14 @@ BOARDS = ["stm32f407", "stm32f746"]  # Cortex-M4, Cortex-M7
 ACT = {"NONE": 0, "RELU": 1, "RELU6": 3}
 
 
-def _conv_opts(stride: int, padding: str, act: str):
+def _conv_opts(stride: int, padding: str, act: str, dil_h: int = 1):
     def w(b) -> int:
         tflite.Conv2DOptionsStart(b)
         tflite.Conv2DOptionsAddPadding(b, getattr(tflite.Padding, padding))
         tflite.Conv2DOptionsAddStrideW(b, stride)
         tflite.Conv2DOptionsAddStrideH(b, stride)
         tflite.Conv2DOptionsAddDilationWFactor(b, 1)
-        tflite.Conv2DOptionsAddDilationHFactor(b, 1)
+        tflite.Conv2DOptionsAddDilationHFactor(b, dil_h)
         tflite.Conv2DOptionsAddFusedActivationFunction(b, ACT[act])
         return tflite.Conv2DOptionsEnd(b)
 
@@ -95,16 +97,16 @@ class _Net:
         self.nodes.append(Node(kind, [self.cur, n, n + 1], [n + 2], opts_name, opts))
         self.cur = n + 2
 
-    def conv(self, oc: int, k, stride: int = 1, padding: str = "SAME", act: str = "NONE"):
+    def conv(self, oc: int, k, stride: int = 1, padding: str = "SAME", act: str = "NONE", dil_h=1):
         _, h, w, c = self.tensors[self.cur].shape
         kh, kw = (k, k) if isinstance(k, int) else k
         if padding == "SAME":
             oh, ow = -(-h // stride), -(-w // stride)
         else:
-            oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
+            oh, ow = (h - (kh - 1) * dil_h - 1) // stride + 1, (w - kw) // stride + 1
         self._layer(
             "CONV_2D", (oc, kh, kw, c), (1, oh, ow, oc), "Conv2DOptions",
-            _conv_opts(stride, padding, act), kh * kw * c,
+            _conv_opts(stride, padding, act, dil_h), kh * kw * c,
         )  # fmt: skip
         return self
 
@@ -164,8 +166,15 @@ def _nets() -> dict[str, _Net]:
         # over TC_CONV_EDGE_WIN = 576 bytes)
         "ring_k5": _Net((1, 7, 6, 24), 12).conv(24, 5, act="RELU6"),
         "ring_k7": _Net((1, 7, 6, 24), 13).conv(20, 7),
-        # ... and rows over TC_CONV_EDGE_ROW = 320 bytes (5 x 72): the reference loops
+        # ... and rows over TC_CONV_EDGE_ROW = 320 bytes (5 x 72)
         "ring_k5_wide": _Net((1, 5, 4, 72), 14).conv(16, 5, act="RELU"),
+        # borders over >= 8 channels read only their taps inside the image (tc_conv_edge_valid:
+        # the input offset added as it is unpacked, tails of 4 values with 12 channels, a lone
+        # channel after the blocks of 4, a whole window row above the image with a dilation
+        # of 3 down the rows); interior pixels in pairs (tc_conv_pair_dsp) at stride 2, a
+        # lone last channel
+        "edge_dil": _Net((1, 9, 7, 12), 15).conv(9, 3, act="RELU", dil_h=3).conv(7, 3, 2),
+        "edge_k5_s2": _Net((1, 11, 13, 16), 16).conv(13, 5, 2, act="RELU6").conv(8, 3),
         # FULLY_CONNECTED (its own paths: tests/test_kernels_fast_fc.py): one row, three rows,
         # depths 37 and 9
         # the int16 column GEMM (tc_conv2d_dsp.c): a first layer at the peak through a column

@@ -13,19 +13,20 @@
  *     output channel pair is one dot product of k_h * k_w * in_c with four accumulators sharing
  *     every load; 1x1, grouped and large windows read the input in place, a filter row being
  *     one contiguous dot product of k_w * in_c when dilation is 1 and there are no groups;
- *   - in place (params inplace and out == in, see tc_conv2d.h): pointwise convolutions run
- *     forwards or backwards through a one-pixel temp (DSP cores: in blocks of pixels whose
- *     outputs miss their own input, tc_conv_pw_inplace_dsp), stride-1 same-size k x k
- *     convolutions through a ring holding each output until its input pixel has been read for
- *     the last time; the per-pixel arithmetic is the ordinary path's.
+ *   - in place (params inplace and out == in, see tc_conv2d.h): the walks of
+ *     tc_conv2d_inplace.c (pointwise through a one-pixel temp, k x k through a ring of pending
+ *     outputs) over this file's per-pixel routines (tc_conv2d_int.h).
  *
  * Fast paths: the dot products (tc_dot.h) have a DSP variant (tc_dot_dsp.h: SXTB16 + SMLAD,
  * Cortex-M4 and M7; same int32 sums, identical results), shared with FULLY_CONNECTED. Two
  * output pixels per pass everywhere but ARMv6-M (too few registers for four accumulators
  * there). On DSP cores also: tc_conv_s8_dsp (tc_conv2d_dsp.c) is tried first, the int16 column
  * GEMM or the pointwise loops of tc_conv2d_pw_dsp.c; a lone pixel takes four channels per pass
- * (tc_dot14_s8 / tc_dot14r_s8); requantization uses tc_out_s8_dsp (tc_requant's arithmetic,
- * fewer instructions). ARMv6-M: tc_conv2d_m0.c. 16x8 (tc_conv_s16): tc_conv2d_int16.c.
+ * (tc_dot14_s8 / tc_dot14r_s8), a pair of interior pixels two channels per pass over the
+ * window's rows (tc_conv_pair_dsp: no column needed), a border pixel only its taps inside the
+ * image with the input offset added as they are unpacked (tc_conv_edge, tc_dot14v_s8);
+ * requantization uses tc_out_s8_dsp (tc_requant's arithmetic, fewer instructions). ARMv6-M:
+ * tc_conv2d_m0.c. 16x8 (tc_conv_s16): tc_conv2d_int16.c.
  *
  * Without an im2col scratch (the planner refused it at the SRAM peak) a k x k layer with a
  * small window (k_h * k_w * in_c <= TC_CONV_OUTCOL_MAX_K) copies its windows into the tail of
@@ -37,6 +38,7 @@
 #include <string.h>
 
 #include "tc_conv2d.h"
+#include "tc_conv2d_int.h"
 #include "tc_kernel_util.h"
 #include "tc_m0.h"
 
@@ -46,33 +48,20 @@
 #define TC_OUT tc_out_s8
 #endif
 
-/* 1: the interior and im2col loops compute two output pixels per pass (four accumulators per
- * channel pair); 0 on ARMv6-M, which is short of registers for that (one pixel per pass). */
-#if defined(__ARM_ARCH_6M__)
-#define TC_CONV_PAIRS 0
-#else
-#define TC_CONV_PAIRS 1
-#endif
-
 /* Largest window (k_h * k_w * in_c) copied into the output's tail when no im2col scratch is
  * given (see tc_conv_s8). */
 #define TC_CONV_OUTCOL_MAX_K 64
 
-/* Per-call constants of a convolution, computed once (no divisions in the pixel loops). */
-typedef struct {
-    const tc_conv_params_t *p;
-    int32_t kc;         /* filter depth: input channels per group */
-    int32_t opg;        /* output channels per group */
-    int32_t wstride;    /* weights per output channel */
-    int32_t rstep;      /* input step between filter rows */
-    int32_t xstep;      /* input step between filter columns */
-    int32_t pstep;      /* input step between horizontally adjacent output pixels */
-    int32_t seg, nseg;  /* a filter row is nseg contiguous dot products of seg values */
-} tc_conv_geo_t;
 
-/* One output pixel whose window leaves the image: the reference formula over valid taps. */
-static void tc_conv_border(const tc_conv_geo_t *g, const int8_t *img, int32_t oy, int32_t ox,
-                           int8_t *out)
+/* One output pixel whose window leaves the image: the reference formula over valid taps.
+ * Static on DSP cores, where only tc_conv_edge calls it (inlined there: no second copy). */
+#if TC_DSP
+#define TC_CONV_BORDER_LINKAGE static
+#else
+#define TC_CONV_BORDER_LINKAGE
+#endif
+TC_CONV_BORDER_LINKAGE void tc_conv_border(const tc_conv_geo_t *g, const int8_t *img,
+                                           int32_t oy, int32_t ox, int8_t *out)
 {
     const tc_conv_params_t *p = g->p;
     const int32_t W = p->in_w, C = p->in_c, KW = p->k_w, KC = g->kc;
@@ -107,8 +96,10 @@ static void tc_conv_border(const tc_conv_geo_t *g, const int8_t *img, int32_t oy
     }
 }
 
+#define TC_PAIRS2 (!TC_DSP)
+
 /* Interior output pixels: nx (1 or 2) pixels starting at org (the second pstep later). */
-static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t nx, int8_t *out)
+void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t nx, int8_t *out)
 {
     const tc_conv_params_t *p = g->p;
     const int32_t KH = p->k_h, KW = p->k_w, KC = g->kc, OC = p->out_c;
@@ -116,6 +107,18 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
     const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
     int8_t *out1 = out + OC;
     int32_t grp, oc = 0;
+#if TC_DSP
+    if (nx == 2) { /* rows of k_w * in_c contiguous values, no groups: two pixels at once */
+        if (nseg == 1) {
+            tc_conv_pair_dsp(p, org, g->pstep, rstep, seg, out, out1); /* tc_conv2d_pw_dsp.c */
+        } else {
+            tc_conv_interior(g, org, 1, out);
+            tc_conv_interior(g, org + g->pstep, 1, out1);
+        }
+        return;
+    }
+#endif
+    /* below, nx == 2 only on cores without the DSP extension (TC_PAIRS2: 0 on the others) */
 
     for (grp = 0; grp < p->groups; grp++) {
         const int8_t *x0 = org + grp * KC;
@@ -148,7 +151,7 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
             int32_t ky, s;
             a[0] = a[2] = p->bias_eff[oc];
             a[1] = a[3] = p->bias_eff[oc + 1];
-            if (nx == 2) {
+            if (TC_PAIRS2 && nx == 2) {
                 for (ky = 0; ky < KH; ky++) {
                     for (s = 0; s < nseg; s++) {
                         const int32_t xo = ky * rstep + s * xstep, wo = (ky * KW + s) * KC;
@@ -176,13 +179,13 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
                 for (s = 0; s < nseg; s++) {
                     const int32_t xo = ky * rstep + s * xstep, wo = (ky * KW + s) * KC;
                     a0 = tc_dot_s8(x0 + xo, w + wo, seg, a0);
-                    if (nx == 2) {
+                    if (TC_PAIRS2 && nx == 2) {
                         a1 = tc_dot_s8(x1 + xo, w + wo, seg, a1);
                     }
                 }
             }
             out[oc] = TC_OUT(a0, p->mult[oc], p->shift[oc], oo, lo, hi);
-            if (nx == 2) {
+            if (TC_PAIRS2 && nx == 2) {
                 out1[oc] = TC_OUT(a1, p->mult[oc], p->shift[oc], oo, lo, hi);
             }
             oc++;
@@ -190,6 +193,7 @@ static void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t 
     }
 }
 
+#if !TC_DSP /* DSP cores: borders read in place (tc_conv_edge), windows by tc_conv2d_dsp.c */
 /* Row iy of a window starting at input column ix0, to dst (k_w * in_c bytes): the input zero
  * point at taps outside the image. Out of line: smaller code, at a call per window row. */
 __attribute__((noinline)) static void tc_im2col_row(const tc_conv_params_t *p,
@@ -227,72 +231,59 @@ static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
         tc_im2col_row(p, img, iy0 + ky * p->dil_h, ix0, col);
     }
 }
+#endif
 
 #if TC_DSP
-/* A border pixel's stack (tc_conv_edge): its whole window when that fits (TC_CONV_EDGE_WIN
- * bytes), else one window row (at most TC_CONV_EDGE_ROW bytes) and the accumulators of up to
- * TC_CONV_EDGE_OC channels, in the same bytes. */
-#define TC_CONV_EDGE_WIN 576
-#define TC_CONV_EDGE_OC 64
-#define TC_CONV_EDGE_ROW (TC_CONV_EDGE_WIN - 4 * TC_CONV_EDGE_OC)
-
-typedef union {
-    uint32_t win[TC_CONV_EDGE_WIN / 4];
-    struct {
-        uint32_t row[TC_CONV_EDGE_ROW / 4];
-        int32_t acc[TC_CONV_EDGE_OC];
-    } r;
-} tc_conv_edge_buf_t;
-
-/* A border pixel on DSP cores (groups == 1): the window is copied to the stack with the zero
- * point at the taps outside the image (those taps then add w * (zero_point + in_offset) = 0,
- * so bias_eff applies) and run as contiguous dot products, four channels per pass
- * (tc_dot14_s8), instead of the reference formula channel by channel over short rows: whole
- * (one dot product per channel) when it fits TC_CONV_EDGE_WIN bytes, else row by row into
- * accumulators for TC_CONV_EDGE_OC channels at a time, so that any window height runs here. */
-static void tc_conv_edge(const tc_conv_geo_t *g, const int8_t *img, int32_t oy, int32_t ox,
-                         int8_t *out)
+/* A border pixel on DSP cores: with no groups and dilation 1 across, only the taps inside the
+ * image, rows of contiguous values read in place with the input offset added as they are
+ * unpacked (tc_dot14v_s8, four channels per pass), from the model's bias: TFLM's sum over the
+ * valid taps term for term, with no work, copy or stack buffer for the padding. Else the
+ * reference loops (tc_conv_border). */
+void tc_conv_edge(const tc_conv_geo_t *g, const int8_t *img, int32_t oy, int32_t ox,
+                  int8_t *out)
 {
     const tc_conv_params_t *p = g->p;
-    const int32_t OC = p->out_c, R = p->k_w * p->in_c, K = g->wstride;
+    const int32_t C = p->in_c, OC = p->out_c, K = g->wstride, wrs = p->k_w * C;
     const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
-    tc_conv_edge_buf_t b;
-    int8_t *const row = (int8_t *)b.r.row;
-    int32_t *const acc = b.r.acc;
-    int32_t oc0, j, ky;
-    if (p->groups != 1 || R > TC_CONV_EDGE_ROW) {
+    const int32_t *const bias = p->bias;
+    const uint32_t o2 = ((uint32_t)p->in_offset << 16) | ((uint32_t)p->in_offset & 0xFFFFu);
+    int32_t ky0, ky1, kx0, kx1, rows, n, oc = 0, j, r;
+    const int8_t *x, *w;
+    if (g->nseg != 1) {
         tc_conv_border(g, img, oy, ox, out);
         return;
     }
-    if (K <= TC_CONV_EDGE_WIN) {
-        tc_im2col(p, img, iy0, ix0, (int8_t *)b.win);
-        tc_conv_window_dsp(p, (const int8_t *)b.win, K, out); /* tc_conv2d_pw_dsp.c */
-        return;
+    tc_tap_range(iy0, p->dil_h, p->k_h, p->in_h, &ky0, &ky1);
+    tc_tap_range(ix0, 1, p->k_w, p->in_w, &kx0, &kx1);
+    rows = ky1 > ky0 ? ky1 - ky0 : 0;
+    n = kx1 > kx0 ? (kx1 - kx0) * C : 0;
+    if (n == 0) {
+        rows = 0;
     }
-    for (oc0 = 0; oc0 < OC; oc0 += TC_CONV_EDGE_OC) {
-        const int32_t n = OC - oc0 < TC_CONV_EDGE_OC ? OC - oc0 : TC_CONV_EDGE_OC;
-        for (j = 0; j < n; j++) {
-            acc[j] = p->bias_eff[oc0 + j];
+    x = img + ((iy0 + ky0 * p->dil_h) * p->in_w + ix0 + kx0) * C;
+    w = p->weights + ky0 * wrs + kx0 * C;
+    for (; oc + 3 < OC; oc += 4, w += 4 * K) {
+        int32_t a[4];
+        for (j = 0; j < 4; j++) {
+            a[j] = bias ? bias[oc + j] : 0;
         }
-        for (ky = 0; ky < p->k_h; ky++) {
-            const int8_t *const w = p->weights + oc0 * K + ky * R;
-            tc_im2col_row(p, img, iy0 + ky * p->dil_h, ix0, row);
-            for (j = 0; j + 3 < n; j += 4) {
-                tc_dot14_s8(row, w + j * K, K, R, acc + j);
-            }
-            for (; j < n; j++) {
-                acc[j] = tc_dot_s8(row, w + j * K, R, acc[j]);
-            }
+        for (r = 0; r < rows; r++) {
+            tc_dot14v_s8(x + r * g->rstep, w + r * wrs, K, n, o2, a);
         }
-        for (j = 0; j < n; j++) {
-            const int32_t oc = oc0 + j;
-            out[oc] = tc_out_s8_dsp(acc[j], p->mult[oc], p->shift[oc], p->out_offset,
-                                    p->act_min, p->act_max);
+        for (j = 0; j < 4; j++) {
+            out[oc + j] = tc_out_s8_dsp(a[j], p->mult[oc + j], p->shift[oc + j], p->out_offset,
+                                        p->act_min, p->act_max);
         }
+    }
+    for (; oc < OC; oc++, w += K) {
+        int32_t acc = bias ? bias[oc] : 0;
+        for (j = 0; j < rows; j++) {
+            acc = tc_dot_off_s8(x + j * g->rstep, w + j * wrs, n, p->in_offset, acc);
+        }
+        out[oc] = tc_out_s8_dsp(acc, p->mult[oc], p->shift[oc], p->out_offset, p->act_min,
+                                p->act_max);
     }
 }
-#else
-#define tc_conv_edge tc_conv_border
 #endif
 
 /* One output pixel (n, oy, ox) by the direct loops: interior or border. */
@@ -409,106 +400,6 @@ static void tc_conv_geo_init(tc_conv_geo_t *g, const tc_conv_params_t *p)
     } else {
         g->seg = g->kc;
         g->nseg = p->k_w;
-    }
-}
-
-/* 1x1 CONV_2D, stride 1, no groups, in place: pixel i (of batches * h * w) reads input bytes
- * in + [i * C, (i + 1) * C) and writes out + [i * OC, (i + 1) * OC), the input d = in - out
- * bytes from the output (0, or n * (OC - C) for an expanding layer whose output ends where its
- * input ends: tc_conv2d.h). Forwards or backwards (tc_pw_forward), so that no output lands on
- * input still to be read; a pixel (or pair) whose outputs miss its own input is computed
- * straight into place with the ordinary routine, one whose outputs overlap it goes through tmp
- * (out_c bytes) and is copied. */
-#if !TC_DSP /* DSP cores: tc_conv_pw_inplace_dsp (tc_conv2d_pw_dsp.c) */
-#define TC_PW(g, x, nx, o) tc_conv_interior((g), (x), (nx), (o))
-static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out)
-{
-    const tc_conv_params_t *p = g->p;
-    const int32_t C = p->in_c, OC = p->out_c;
-    const int32_t N = p->batches * p->in_h * p->in_w, d = (int32_t)(in - out);
-    int8_t *tmp = p->tmp;
-    int32_t i;
-    if (tc_pw_forward(d, N, C, OC)) {
-        for (i = 0; i < N;) {
-            if (TC_CONV_PAIRS && i + 1 < N && tc_pw_apart(d, i, i + 2, C, OC)) {
-                TC_PW(g, in + i * C, 2, out + i * OC);
-                i += 2;
-                continue;
-            }
-            if (tc_pw_apart(d, i, i + 1, C, OC)) {
-                TC_PW(g, in + i * C, 1, out + i * OC);
-            } else {
-                TC_PW(g, in + i * C, 1, tmp);
-                memcpy(out + i * OC, tmp, (size_t)OC);
-            }
-            i++;
-        }
-    } else {
-        for (i = N - 1; i >= 0;) {
-            if (TC_CONV_PAIRS && i > 0 && tc_pw_apart(d, i - 1, i + 1, C, OC)) {
-                TC_PW(g, in + (i - 1) * C, 2, out + (i - 1) * OC);
-                i -= 2;
-                continue;
-            }
-            if (tc_pw_apart(d, i, i + 1, C, OC)) {
-                TC_PW(g, in + i * C, 1, out + i * OC);
-            } else {
-                TC_PW(g, in + i * C, 1, tmp);
-                memcpy(out + i * OC, tmp, (size_t)OC);
-            }
-            i--;
-        }
-    }
-}
-
-#undef TC_PW
-#endif
-
-/* k x k CONV_2D with out == in (stride 1, output size == input size, out_c <= in_c, no groups):
- * pixels in raster order, per image. The window of output (y, x) starts at input row y - pad_h,
- * column x - pad_w, so input pixel j is last read by output pixel j + D - 1,
- * D = pad_h * W + pad_w + 1. Output i is computed into slot i % R of the ring tmp (R =
- * min(D, H * W) slots of out_c bytes) and stored just before output i + D takes its slot: its
- * bytes [i * OC, (i + 1) * OC) then only cover input pixels <= i, all read. The last R outputs
- * are stored after the image. Pixels use the ordinary interior / border routines. */
-static void tc_conv_ring_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out)
-{
-    const tc_conv_params_t *p = g->p;
-    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, HW = H * W;
-    const int32_t D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW;
-    int8_t *const ring = p->tmp, *const ring_end = p->tmp + R * OC;
-    int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, k;
-    tc_interior(p->out_h, 1, p->pad_h, p->k_h, p->dil_h, H, &oy_lo, &oy_hi);
-    tc_interior(p->out_w, 1, p->pad_w, p->k_w, p->dil_w, W, &ox_lo, &ox_hi);
-    for (n = 0; n < p->batches; n++) {
-        const int8_t *img = in + n * HW * C;
-        int8_t *dst = out + n * HW * OC;
-        int8_t *slot = ring;
-        int32_t i = 0, oy, ox;
-        for (oy = 0; oy < H; oy++) {
-            const int inner = oy >= oy_lo && oy < oy_hi;
-            for (ox = 0; ox < W; ox++, i++) {
-                if (i >= D) {
-                    memcpy(dst + (i - D) * OC, slot, (size_t)OC);
-                }
-                if (inner && ox >= ox_lo && ox < ox_hi) {
-                    tc_conv_interior(g, img + ((oy - p->pad_h) * W + ox - p->pad_w) * C, 1, slot);
-                } else {
-                    tc_conv_edge(g, img, oy, ox, slot);
-                }
-                slot += OC;
-                if (slot == ring_end) {
-                    slot = ring;
-                }
-            }
-        }
-        for (k = HW - R; k < HW; k++) { /* the oldest pending output is at slot */
-            memcpy(dst + k * OC, slot, (size_t)OC);
-            slot += OC;
-            if (slot == ring_end) {
-                slot = ring;
-            }
-        }
     }
 }
 

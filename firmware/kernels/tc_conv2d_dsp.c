@@ -191,32 +191,6 @@ __attribute__((naked, noinline)) static void tc_gemm22_col16(TC_ARG const int16_
 #undef TC_G22_STEP
 #undef TC_ARG
 
-/* One channel's two outputs (pixels 0 and 1): tc_out_s8_dsp's arithmetic (tc_requant_conv,
- * output offset, clamp) with the channel's rounding constant formed once, SSAT to int8 and the
- * clamp compares only where the activation narrows the range (full: [-128, 127]). d1 is
- * stored before d0, so a lone pixel passes d1 == d0. */
-TC_INLINE void tc_col16_out2(int32_t x0, int32_t x1, int32_t m, int32_t sh, int32_t oo,
-                             int32_t lo, int32_t hi, int full, int8_t *d0, int8_t *d1)
-{
-    int32_t y0, y1;
-    if (sh < 0) {
-        const uint32_t r1 = ~(uint32_t)sh, t = 1u << r1;
-        y0 = tc_requant_rs_dsp(x0, m, r1, t);
-        y1 = tc_requant_rs_dsp(x1, m, r1, t);
-    } else {
-        y0 = tc_requant_conv(x0, m, sh);
-        y1 = tc_requant_conv(x1, m, sh);
-    }
-    y0 = __ssat(y0 + oo, 8);
-    y1 = __ssat(y1 + oo, 8);
-    if (!full) {
-        y0 = tc_clamp(y0, lo, hi);
-        y1 = tc_clamp(y1, lo, hi);
-    }
-    *d1 = (int8_t)y1;
-    *d0 = (int8_t)y0;
-}
-
 void tc_conv_col16_pair(const tc_conv_params_t *p, const int16_t *col, int32_t k, int8_t *o0,
                         int8_t *o1)
 {
@@ -234,15 +208,15 @@ void tc_conv_col16_pair(const tc_conv_params_t *p, const int16_t *col, int32_t k
         a[0] = a[2] = be[oc];
         a[1] = a[3] = be[oc + 1];
         tc_gemm22_col16(col, w, k, ng, a);
-        tc_col16_out2(a[0], a[2], mu[oc], sh[oc], oo, lo, hi, full, o0 + oc, o1 + oc);
-        tc_col16_out2(a[1], a[3], mu[oc + 1], sh[oc + 1], oo, lo, hi, full, o0 + oc + 1,
+        tc_out2_s8_dsp(a[0], a[2], mu[oc], sh[oc], oo, lo, hi, full, o0 + oc, o1 + oc);
+        tc_out2_s8_dsp(a[1], a[3], mu[oc + 1], sh[oc + 1], oo, lo, hi, full, o0 + oc + 1,
                       o1 + oc + 1);
     }
     if (oc < OC) { /* a lone last channel: kd = 0 reads it twice */
         int32_t a[4];
         a[0] = a[1] = a[2] = a[3] = be[oc];
         tc_gemm22_col16(col, w, 0, ng, a);
-        tc_col16_out2(a[0], a[2], mu[oc], sh[oc], oo, lo, hi, full, o0 + oc, o1 + oc);
+        tc_out2_s8_dsp(a[0], a[2], mu[oc], sh[oc], oo, lo, hi, full, o0 + oc, o1 + oc);
     }
 }
 

@@ -4,7 +4,8 @@
  *     channels per pass (tc_dot14_s8);
  *   - tc_conv_pw_run: stride 1, channel pairs outermost, two pixels x two channels per pass;
  *   - tc_conv_pw_strided_row: stride s >= 2, channel pairs (oc, oc + s);
- *   - tc_conv_pw_inplace_dsp: tc_conv_s8's in-place pointwise walk without a column buffer.
+ *   - tc_conv_pw_inplace_dsp: tc_conv_s8's in-place pointwise walk without a column buffer;
+ *   - tc_conv_pair_dsp: two interior pixels of a k x k layer without a column buffer.
  * Called by tc_conv_s8_dsp (tc_conv2d_dsp.c) where the int16 column GEMM does not apply, by
  * tc_conv_s8's in-place pointwise walk and by its border pixels (tc_conv2d.c). The arithmetic
  * is the portable loops' (int32 sums of int8 products from bias_eff, then tc_out_s8_dsp, which
@@ -40,6 +41,33 @@ void tc_conv_window_dsp(const tc_conv_params_t *p, const int8_t *x, int32_t k, i
     for (; oc < OC; oc++) {
         out[oc] = tc_out_s8_dsp(tc_dot_s8(x, p->weights + oc * k, k, be[oc]), mu[oc], sh[oc], oo,
                                 lo, hi);
+    }
+}
+
+/* Two interior pixels of a k x k layer without a column buffer (tc_conv2d.c's direct loops
+ * and in-place ring): windows of k_h rows of seg contiguous int8 values, rows rstep apart, the
+ * second window xd bytes after the first; every output channel, two pixels x two channels per
+ * pass over the whole window (tc_dot22r_s8; a lone last channel is read twice). */
+void tc_conv_pair_dsp(const tc_conv_params_t *p, const int8_t *x, int32_t xd, int32_t rstep,
+                      int32_t seg, int8_t *o0, int8_t *o1)
+{
+    const int32_t OC = p->out_c, K = p->k_h * seg;
+    const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
+    const int32_t *const be = p->bias_eff, *const mu = p->mult, *const sh = p->shift;
+    const int full = lo <= -128 && hi >= 127;
+    const int8_t *w = p->weights;
+    int32_t oc;
+    for (oc = 0; oc < OC; oc += 2, w += 2 * K) {
+        const int32_t wd = oc + 1 < OC ? K : 0;
+        int32_t a[4];
+        a[0] = a[2] = be[oc];
+        a[1] = a[3] = be[oc + (wd != 0)];
+        tc_dot22r_s8(x, xd, rstep, w, wd, seg, p->k_h, a);
+        tc_out2_s8_dsp(a[0], a[2], mu[oc], sh[oc], oo, lo, hi, full, o0 + oc, o1 + oc);
+        if (wd != 0) {
+            tc_out2_s8_dsp(a[1], a[3], mu[oc + 1], sh[oc + 1], oo, lo, hi, full, o0 + oc + 1,
+                           o1 + oc + 1);
+        }
     }
 }
 

@@ -154,6 +154,71 @@ TC_INLINE void tc_dot22_s8(const int8_t *x0, const int8_t *x1, const int8_t *w0,
     a[2] = a10;
     a[3] = a11;
 }
+
+/* Two inputs (x0, x0 + xd) x two channels (w0, w0 + wd) over rows: row r of the inputs starts
+ * at x0 + r * xs, of the weights at w0 + r * n (a k x k window with contiguous rows, n values
+ * a row). The step is TC_DOT22_ASM_STEP with a second offset register for the weights, so the
+ * loop's end bound comes from memory once per pass (all fourteen registers are taken). Out of
+ * line, like tc_dot14r_s8. */
+#define TC_DOT22D_ASM_STEP                                                                      \
+    "ldr     %[p], [%[x], %[nxd]]\n\t"                                                          \
+    "ldr     %[u], [%[w], %[nwd]]\n\t"                                                          \
+    "ldr     %[v], [%[w]], #4\n\t"                                                             \
+    "sxtb16  %[t1], %[p]\n\t"                                                                   \
+    "sxtb16  %[t2], %[u]\n\t"                                                                   \
+    "smlad   %[a00], %[t1], %[t2], %[a00]\n\t"                                                  \
+    "sxtb16  %[t3], %[v]\n\t"                                                                   \
+    "smlad   %[a01], %[t1], %[t3], %[a01]\n\t"                                                  \
+    "ldr     %[t1], [%[x]], #4\n\t"                                                             \
+    "sxtb16  %[p], %[p], ror #8\n\t"                                                            \
+    "sxtb16  %[u], %[u], ror #8\n\t"                                                            \
+    "sxtb16  %[v], %[v], ror #8\n\t"                                                            \
+    "smlad   %[a00], %[p], %[u], %[a00]\n\t"                                                    \
+    "smlad   %[a01], %[p], %[v], %[a01]\n\t"                                                    \
+    "sxtb16  %[p], %[t1]\n\t"                                                                   \
+    "smlad   %[a10], %[p], %[t2], %[a10]\n\t"                                                   \
+    "smlad   %[a11], %[p], %[t3], %[a11]\n\t"                                                   \
+    "sxtb16  %[t1], %[t1], ror #8\n\t"                                                          \
+    "smlad   %[a10], %[t1], %[u], %[a10]\n\t"                                                   \
+    "smlad   %[a11], %[t1], %[v], %[a11]\n\t"
+
+static __attribute__((noinline, unused)) void tc_dot22r_s8(const int8_t *x0, int32_t xd,
+                                                           int32_t xs, const int8_t *w0,
+                                                           int32_t wd, int32_t n, int32_t rows,
+                                                           int32_t *a)
+{
+    int32_t a00 = a[0], a01 = a[1], a10 = a[2], a11 = a[3];
+    const uint32_t nxd = 0u - (uint32_t)xd, nwd = 0u - (uint32_t)wd;
+    const int32_t n8 = n & ~7;
+    for (; rows > 0; rows--, x0 += xs, w0 += n) {
+        const int8_t *x = x0 + xd, *w = w0 + wd;
+        int32_t m;
+        if (n8 > 0) {
+            const int8_t *volatile end = x + n8;
+            uint32_t p, u, v, t1, t2, t3;
+            __asm__("1:\n\t" TC_DOT22D_ASM_STEP TC_DOT22D_ASM_STEP "ldr     %[p], %[e]\n\t"
+                    "cmp     %[x], %[p]\n\t"
+                    "bne     1b\n\t"
+                    : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
+                      [x] "+r"(x), [w] "+r"(w), [p] "=&r"(p), [u] "=&r"(u), [v] "=&r"(v),
+                      [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3)
+                    : [nxd] "r"(nxd), [nwd] "r"(nwd), [e] "m"(end)
+                    : "cc", "memory");
+        }
+        for (m = n - n8; m > 0; m--, x++, w++) {
+            const int32_t q = *x, xv = x[-xd], u = w[-wd], v = *w;
+            a00 += xv * u;
+            a01 += xv * v;
+            a10 += q * u;
+            a11 += q * v;
+        }
+    }
+    a[0] = a00;
+    a[1] = a01;
+    a[2] = a10;
+    a[3] = a11;
+}
+#undef TC_DOT22D_ASM_STEP
 #undef TC_DOT22_ASM_STEP
 
 /* One input x four channels w0 + k * ws (k = 0..3): a[k] += x.w_k. The input word is
@@ -226,6 +291,91 @@ static __attribute__((noinline, unused)) void tc_dot14r_s8(const int8_t *x, int3
     a[2] = a2;
     a[3] = a3;
 }
+
+/* tc_dot14_s8 with the input offset added on the fly: a[k] += sum of (x + off) * w over n
+ * values, channel k's weights at w0 + k * ws. o2 holds off in both halves: SXTAB16 sign-extends
+ * and adds it in the instruction that unpacks the input, so the step costs what
+ * TC_DOT14_ASM_STEP does. For border windows: only the taps inside the image, from the
+ * model's bias, no copy with the zero point in the padding. */
+#define TC_DOT14V_ASM_STEP                                                                      \
+    "ldr     %[xo], [%[x]], #4\n\t"                                                             \
+    "sxtab16 %[xe], %[o2], %[xo]\n\t"                                                           \
+    "sxtab16 %[xo], %[o2], %[xo], ror #8\n\t"                                                   \
+    "ldr     %[t], [%[wa], %[n1]]\n\t"                                                          \
+    "sxtb16  %[u], %[t]\n\t"                                                                    \
+    "smlad   %[a0], %[xe], %[u], %[a0]\n\t"                                                     \
+    "sxtb16  %[t], %[t], ror #8\n\t"                                                            \
+    "smlad   %[a0], %[xo], %[t], %[a0]\n\t"                                                     \
+    "ldr     %[t], [%[wa]], #4\n\t"                                                             \
+    "sxtb16  %[u], %[t]\n\t"                                                                    \
+    "smlad   %[a1], %[xe], %[u], %[a1]\n\t"                                                     \
+    "sxtb16  %[t], %[t], ror #8\n\t"                                                            \
+    "smlad   %[a1], %[xo], %[t], %[a1]\n\t"                                                     \
+    "ldr     %[t], [%[w], %[n1]]\n\t"                                                           \
+    "sxtb16  %[u], %[t]\n\t"                                                                    \
+    "smlad   %[a2], %[xe], %[u], %[a2]\n\t"                                                     \
+    "sxtb16  %[t], %[t], ror #8\n\t"                                                            \
+    "smlad   %[a2], %[xo], %[t], %[a2]\n\t"                                                     \
+    "ldr     %[t], [%[w]], #4\n\t"                                                              \
+    "sxtb16  %[u], %[t]\n\t"                                                                    \
+    "smlad   %[a3], %[xe], %[u], %[a3]\n\t"                                                     \
+    "sxtb16  %[t], %[t], ror #8\n\t"                                                            \
+    "smlad   %[a3], %[xo], %[t], %[a3]\n\t"
+
+#define TC_DOT14V_OPERANDS                                                                      \
+    : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(xr), [w] "+r"(w),  \
+      [wa] "+r"(wa), [xe] "=&r"(xe), [xo] "=&r"(xo), [t] "=&r"(t), [u] "=&r"(u)
+
+static __attribute__((noinline, unused)) void tc_dot14v_s8(const int8_t *x, const int8_t *w0,
+                                                           int32_t ws, int32_t n, uint32_t o2,
+                                                           int32_t *a)
+{
+    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    const int8_t *xr = x, *w = w0 + 3 * ws, *wa = w0 + ws;
+    const int32_t n8 = n & ~7, off = (int16_t)(o2 & 0xFFFFu);
+    int32_t m;
+    if (n8 > 0) {
+        const int8_t *volatile end = xr + n8; /* all fourteen registers taken: from memory */
+        const uint32_t n1 = 0u - (uint32_t)ws;
+        uint32_t xe, xo, t, u;
+        __asm__("1:\n\t" TC_DOT14V_ASM_STEP TC_DOT14V_ASM_STEP "ldr     %[t], %[e]\n\t"
+                "cmp     %[x], %[t]\n\t"
+                "bne     1b\n\t" TC_DOT14V_OPERANDS
+                : [n1] "r"(n1), [e] "m"(end), [o2] "r"(o2)
+                : "cc", "memory");
+    }
+    w -= 3 * ws;
+    m = n8;
+    if (m + 4 <= n) { /* four more: the step in C */
+        const uint32_t xv = tc_ld32(xr);
+        const uint32_t xe = (uint32_t)__sadd16(tc_sxtb16_lo(xv), o2);
+        const uint32_t xo = (uint32_t)__sadd16(tc_sxtb16_hi(xv), o2);
+        uint32_t v = tc_ld32(w);
+        a0 = __smlad(xo, tc_sxtb16_hi(v), __smlad(xe, tc_sxtb16_lo(v), a0));
+        v = tc_ld32(w + ws);
+        a1 = __smlad(xo, tc_sxtb16_hi(v), __smlad(xe, tc_sxtb16_lo(v), a1));
+        v = tc_ld32(w + 2 * ws);
+        a2 = __smlad(xo, tc_sxtb16_hi(v), __smlad(xe, tc_sxtb16_lo(v), a2));
+        v = tc_ld32(w + 3 * ws);
+        a3 = __smlad(xo, tc_sxtb16_hi(v), __smlad(xe, tc_sxtb16_lo(v), a3));
+        xr += 4;
+        w += 4;
+        m += 4;
+    }
+    for (; m < n; m++, w++) {
+        const int32_t xv = *xr++ + off;
+        a0 += xv * w[0];
+        a1 += xv * w[ws];
+        a2 += xv * w[2 * ws];
+        a3 += xv * w[3 * ws];
+    }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    a[3] = a3;
+}
+#undef TC_DOT14V_OPERANDS
+#undef TC_DOT14V_ASM_STEP
 
 /* Out of line: inlined into a busy loop, GCC may find no registers left for the asm. */
 static __attribute__((noinline, unused)) void tc_dot14_s8(const int8_t *x, const int8_t *w0,

@@ -118,6 +118,32 @@ TC_INLINE int8_t tc_out_s8_dsp(int32_t acc, int32_t mult, int32_t shift, int32_t
     }
     return (int8_t)tc_clamp(y + off, lo, hi);
 }
+
+/* One channel's two outputs (pixels 0 and 1) of the CONV_2D loops: tc_out_s8_dsp's arithmetic (tc_requant_conv,
+ * output offset, clamp) with the channel's rounding constant formed once, SSAT to int8 and the
+ * clamp compares only where the activation narrows the range (full: [-128, 127]). d1 is
+ * stored before d0, so a lone pixel passes d1 == d0. */
+TC_INLINE void tc_out2_s8_dsp(int32_t x0, int32_t x1, int32_t m, int32_t sh, int32_t oo,
+                              int32_t lo, int32_t hi, int full, int8_t *d0, int8_t *d1)
+{
+    int32_t y0, y1;
+    if (sh < 0) {
+        const uint32_t r1 = ~(uint32_t)sh, t = 1u << r1;
+        y0 = tc_requant_rs_dsp(x0, m, r1, t);
+        y1 = tc_requant_rs_dsp(x1, m, r1, t);
+    } else {
+        y0 = tc_requant_conv(x0, m, sh);
+        y1 = tc_requant_conv(x1, m, sh);
+    }
+    y0 = __ssat(y0 + oo, 8);
+    y1 = __ssat(y1 + oo, 8);
+    if (!full) {
+        y0 = tc_clamp(y0, lo, hi);
+        y1 = tc_clamp(y1, lo, hi);
+    }
+    *d1 = (int8_t)y1;
+    *d0 = (int8_t)y0;
+}
 #endif
 
 #endif /* TC_DSP_H */
