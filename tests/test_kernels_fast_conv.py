@@ -45,13 +45,13 @@ BOARDS = ["stm32f407", "stm32f746"]  # Cortex-M4, Cortex-M7
 ACT = {"NONE": 0, "RELU": 1, "RELU6": 3}
 
 
-def _conv_opts(stride: int, padding: str, act: str, dil_h: int = 1):
+def _conv_opts(stride: int, padding: str, act: str, dil_h: int = 1, dil_w: int = 1):
     def w(b) -> int:
         tflite.Conv2DOptionsStart(b)
         tflite.Conv2DOptionsAddPadding(b, getattr(tflite.Padding, padding))
         tflite.Conv2DOptionsAddStrideW(b, stride)
         tflite.Conv2DOptionsAddStrideH(b, stride)
-        tflite.Conv2DOptionsAddDilationWFactor(b, 1)
+        tflite.Conv2DOptionsAddDilationWFactor(b, dil_w)
         tflite.Conv2DOptionsAddDilationHFactor(b, dil_h)
         tflite.Conv2DOptionsAddFusedActivationFunction(b, ACT[act])
         return tflite.Conv2DOptionsEnd(b)
@@ -97,16 +97,17 @@ class _Net:
         self.nodes.append(Node(kind, [self.cur, n, n + 1], [n + 2], opts_name, opts))
         self.cur = n + 2
 
-    def conv(self, oc: int, k, stride: int = 1, padding: str = "SAME", act: str = "NONE", dil_h=1):
+    def conv(self, oc: int, k, stride=1, padding="SAME", act="NONE", dil_h=1, dil_w=1):
         _, h, w, c = self.tensors[self.cur].shape
         kh, kw = (k, k) if isinstance(k, int) else k
         if padding == "SAME":
             oh, ow = -(-h // stride), -(-w // stride)
         else:
-            oh, ow = (h - (kh - 1) * dil_h - 1) // stride + 1, (w - kw) // stride + 1
+            oh = (h - (kh - 1) * dil_h - 1) // stride + 1
+            ow = (w - (kw - 1) * dil_w - 1) // stride + 1
         self._layer(
             "CONV_2D", (oc, kh, kw, c), (1, oh, ow, oc), "Conv2DOptions",
-            _conv_opts(stride, padding, act, dil_h), kh * kw * c,
+            _conv_opts(stride, padding, act, dil_h, dil_w), kh * kw * c,
         )  # fmt: skip
         return self
 
@@ -175,6 +176,13 @@ def _nets() -> dict[str, _Net]:
         # lone last channel
         "edge_dil": _Net((1, 9, 7, 12), 15).conv(9, 3, act="RELU", dil_h=3).conv(7, 3, 2),
         "edge_k5_s2": _Net((1, 11, 13, 16), 16).conv(13, 5, 2, act="RELU6").conv(8, 3),
+        # dilation across (window rows not contiguous): one pixel at a time, four channels per
+        # pass over tap segments then up to three lone channels; borders by the reference loops
+        # VALID, at the peak: the column in the output's tail, its last pixels (a lone one at
+        # the end of each pair of rows) by the direct loops from bias_eff (no raw bias is
+        # emitted without borders); 7 channels: the last block of four overlaps the first
+        "valid_tail": _Net((1, 9, 11, 8), 18).conv(7, 3, 1, "VALID"),
+        "dil_w": _Net((1, 7, 12, 12), 17).conv(7, 3, dil_w=2).conv(6, (1, 3), dil_w=3),
         # FULLY_CONNECTED (its own paths: tests/test_kernels_fast_fc.py): one row, three rows,
         # depths 37 and 9
         # the int16 column GEMM (tc_conv2d_dsp.c): a first layer at the peak through a column

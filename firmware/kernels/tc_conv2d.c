@@ -13,9 +13,8 @@
  *     output channel pair is one dot product of k_h * k_w * in_c with four accumulators sharing
  *     every load; 1x1, grouped and large windows read the input in place, a filter row being
  *     one contiguous dot product of k_w * in_c when dilation is 1 and there are no groups;
- *   - in place (params inplace and out == in, see tc_conv2d.h): the walks of
- *     tc_conv2d_inplace.c (pointwise through a one-pixel temp, k x k through a ring of pending
- *     outputs) over this file's per-pixel routines (tc_conv2d_int.h).
+ *   - in place (params inplace and out == in, see tc_conv2d.h): pointwise through a one-pixel
+ *     temp (here), k x k through a ring of pending outputs (tc_conv2d_inplace.c).
  *
  * Fast paths: the dot products (tc_dot.h) have a DSP variant (tc_dot_dsp.h: SXTB16 + SMLAD,
  * Cortex-M4 and M7; same int32 sums, identical results), shared with FULLY_CONNECTED. Two
@@ -37,8 +36,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tc_conv2d.h"
-#include "tc_conv2d_int.h"
+#include "tc_conv2d_int.h" /* and tc_conv2d.h */
 #include "tc_kernel_util.h"
 #include "tc_m0.h"
 
@@ -53,8 +51,7 @@
 #define TC_CONV_OUTCOL_MAX_K 64
 
 
-/* One output pixel whose window leaves the image: the reference formula over valid taps.
- * Static on DSP cores, where only tc_conv_edge calls it (inlined there: no second copy). */
+/* A pixel whose window leaves the image: the reference formula (DSP: only tc_conv_edge's). */
 #if TC_DSP
 #define TC_CONV_BORDER_LINKAGE static
 #else
@@ -96,7 +93,12 @@ TC_CONV_BORDER_LINKAGE void tc_conv_border(const tc_conv_geo_t *g, const int8_t 
     }
 }
 
-#define TC_PAIRS2 (!TC_DSP)
+#define TC_PAIRS2 (!TC_DSP && TC_CONV_PAIRS) /* nx == 2 reaches the loops below */
+
+#if TC_DSP
+static void tc_conv_rows_dsp(const tc_conv_geo_t *g, const int8_t *x, int32_t wo, int32_t rows,
+                             int32_t n, const int32_t *bias, int32_t off, int8_t *out);
+#endif
 
 /* Interior output pixels: nx (1 or 2) pixels starting at org (the second pstep later). */
 void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t nx, int8_t *out)
@@ -117,6 +119,10 @@ void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t nx, int
         }
         return;
     }
+    if (nseg == 1) { /* one pixel: the border routine's rows, here the whole window */
+        tc_conv_rows_dsp(g, org, 0, KH, seg, p->bias_eff, 0, out);
+        return;
+    }
 #endif
     /* below, nx == 2 only on cores without the DSP extension (TC_PAIRS2: 0 on the others) */
 
@@ -130,21 +136,17 @@ void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t nx, int
             for (k = 0; k < 4; k++) {
                 a[k] = p->bias_eff[oc + k];
             }
-            if (nseg == 1) { /* rows of k_w * in_c contiguous values */
-                tc_dot14r_s8(x0, rstep, w0, g->wstride, seg, KH, a);
-            } else {
-                for (ky = 0; ky < KH; ky++) {
-                    for (s = 0; s < nseg; s++) {
-                        const int32_t xo = ky * rstep + s * xstep, wo = (ky * KW + s) * KC;
-                        tc_dot14_s8(x0 + xo, w0 + wo, g->wstride, seg, a);
-                    }
+            for (ky = 0; ky < KH; ky++) { /* (DSP cores, groups or dilation across) */
+                for (s = 0; s < nseg; s++) {
+                    const int32_t xo = ky * rstep + s * xstep, wo = (ky * KW + s) * KC;
+                    tc_dot14_s8(x0 + xo, w0 + wo, g->wstride, seg, a);
                 }
             }
             for (k = 0; k < 4; k++) {
                 out[oc + k] = TC_OUT(a[k], p->mult[oc + k], p->shift[oc + k], oo, lo, hi);
             }
         }
-        for (; oc + 1 < oc_end; oc += 2) {
+        for (; !TC_DSP && oc + 1 < oc_end; oc += 2) { /* DSP: blocks of 4, then lone */
             const int8_t *w0 = p->weights + oc * g->wstride;
             const int8_t *w1 = w0 + g->wstride;
             int32_t a[4];
@@ -171,7 +173,7 @@ void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t nx, int
             out[oc] = TC_OUT(a[0], p->mult[oc], p->shift[oc], oo, lo, hi);
             out[oc + 1] = TC_OUT(a[1], p->mult[oc + 1], p->shift[oc + 1], oo, lo, hi);
         }
-        if (oc < oc_end) {
+        while (oc < oc_end) { /* one left (DSP cores: up to three) */
             const int8_t *w = p->weights + oc * g->wstride;
             int32_t a0 = p->bias_eff[oc], a1 = a0;
             int32_t ky, s;
@@ -234,54 +236,100 @@ static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
 #endif
 
 #if TC_DSP
+/* Largest window copied whole for a border pixel over fewer than 4 channels (stack bytes). */
+#define TC_CONV_EDGE_SMALL_K 64
+
 /* A border pixel on DSP cores: with no groups and dilation 1 across, only the taps inside the
  * image, rows of contiguous values read in place with the input offset added as they are
- * unpacked (tc_dot14v_s8, four channels per pass), from the model's bias: TFLM's sum over the
- * valid taps term for term, with no work, copy or stack buffer for the padding. Else the
+ * unpacked (tc_dot14v_s8, four channels per pass; rows under 8 values inline, tc_dot14o_s8),
+ * from the model's bias: TFLM's sum over the valid taps term for term, with no work, copy or
+ * stack buffer for the padding; small windows over 1-3 channels copied whole instead. Else the
  * reference loops (tc_conv_border). */
 void tc_conv_edge(const tc_conv_geo_t *g, const int8_t *img, int32_t oy, int32_t ox,
                   int8_t *out)
 {
     const tc_conv_params_t *p = g->p;
-    const int32_t C = p->in_c, OC = p->out_c, K = g->wstride, wrs = p->k_w * C;
+    const int32_t C = p->in_c, K = g->wstride, wrs = p->k_w * C;
     const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
-    const int32_t *const bias = p->bias;
-    const uint32_t o2 = ((uint32_t)p->in_offset << 16) | ((uint32_t)p->in_offset & 0xFFFFu);
-    int32_t ky0, ky1, kx0, kx1, rows, n, oc = 0, j, r;
-    const int8_t *x, *w;
+    int32_t ky0, ky1, kx0, kx1, rows, n;
     if (g->nseg != 1) {
         tc_conv_border(g, img, oy, ox, out);
+        return;
+    }
+    if (C < 4 && K <= TC_CONV_EDGE_SMALL_K) {
+        /* rows of 1-3 values cost more than the window: copied whole with the zero point at
+         * the taps outside the image (they add w * (zero_point + in_offset) = 0, so bias_eff
+         * applies), then one contiguous dot product per channel */
+        uint32_t win[TC_CONV_EDGE_SMALL_K / 4];
+        int8_t *d = (int8_t *)win;
+        const int8_t zp = (int8_t)(-p->in_offset);
+        int32_t ky, kx, c;
+        for (ky = 0; ky < p->k_h; ky++) {
+            const int32_t iy = iy0 + ky * p->dil_h;
+            if (iy < 0 || iy >= p->in_h) {
+                memset(d, zp, (size_t)wrs);
+                d += wrs;
+                continue;
+            }
+            if (ix0 >= 0 && ix0 + p->k_w <= p->in_w) {
+                memcpy(d, img + (iy * p->in_w + ix0) * C, (size_t)wrs);
+                d += wrs;
+                continue;
+            }
+            for (kx = 0; kx < p->k_w; kx++) {
+                const int32_t ix = ix0 + kx;
+                for (c = 0; c < C; c++) {
+                    *d++ = ix >= 0 && ix < p->in_w ? img[(iy * p->in_w + ix) * C + c] : zp;
+                }
+            }
+        }
+        tc_conv_window_dsp(p, (const int8_t *)win, K, out); /* tc_conv2d_pw_dsp.c */
         return;
     }
     tc_tap_range(iy0, p->dil_h, p->k_h, p->in_h, &ky0, &ky1);
     tc_tap_range(ix0, 1, p->k_w, p->in_w, &kx0, &kx1);
     rows = ky1 > ky0 ? ky1 - ky0 : 0;
     n = kx1 > kx0 ? (kx1 - kx0) * C : 0;
-    if (n == 0) {
-        rows = 0;
-    }
-    x = img + ((iy0 + ky0 * p->dil_h) * p->in_w + ix0 + kx0) * C;
-    w = p->weights + ky0 * wrs + kx0 * C;
-    for (; oc + 3 < OC; oc += 4, w += 4 * K) {
+    tc_conv_rows_dsp(g, img + ((iy0 + ky0 * p->dil_h) * p->in_w + ix0 + kx0) * C,
+                     ky0 * wrs + kx0 * C, n ? rows : 0, n, p->bias, p->in_offset, out);
+}
+
+/* Every output channel of one pixel: bias (0: none) + (x + off) * w over rows rows of n input
+ * values at x (rstep apart), filters from offset wo (rows k_w * in_c apart), four channels per
+ * pass (tc_dot14v_s8 / tc_dot14o_s8). A whole window (interior: bias_eff, off 0; the raw bias
+ * exists only with borders) or a border's part inside the image (bias, in_offset). */
+static void tc_conv_rows_dsp(const tc_conv_geo_t *g, const int8_t *x, int32_t wo, int32_t rows,
+                             int32_t n, const int32_t *bias, int32_t off, int8_t *out)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t OC = p->out_c, K = g->wstride, wrs = p->k_w * p->in_c;
+    const uint32_t o2 = ((uint32_t)off << 16) | ((uint32_t)off & 0xFFFFu);
+    const int8_t *w = p->weights + wo;
+    int32_t oc = 0, j, r, nc;
+    for (; oc < OC; oc += nc, w += nc * K) {
         int32_t a[4];
-        for (j = 0; j < 4; j++) {
+        if (OC - oc < 4 && OC >= 4) { /* the last block ends at OC, over some channels again */
+            w -= (4 - (OC - oc)) * K;
+            oc = OC - 4;
+        }
+        nc = OC - oc >= 4 ? 4 : 1; /* blocks of four channels (under four in all: one by one) */
+        for (j = 0; j < nc; j++) {
             a[j] = bias ? bias[oc + j] : 0;
         }
         for (r = 0; r < rows; r++) {
-            tc_dot14v_s8(x + r * g->rstep, w + r * wrs, K, n, o2, a);
+            const int8_t *xr = x + r * g->rstep, *wr = w + r * wrs;
+            if (nc == 1) {
+                a[0] = tc_dot_off_s8(xr, wr, n, off, a[0]);
+            } else if (n >= 8) {
+                tc_dot14v_s8(xr, wr, K, n, o2, a);
+            } else {
+                tc_dot14o_s8(xr, wr, K, n, o2, a);
+            }
         }
-        for (j = 0; j < 4; j++) {
+        for (j = 0; j < nc; j++) {
             out[oc + j] = tc_out_s8_dsp(a[j], p->mult[oc + j], p->shift[oc + j], p->out_offset,
                                         p->act_min, p->act_max);
         }
-    }
-    for (; oc < OC; oc++, w += K) {
-        int32_t acc = bias ? bias[oc] : 0;
-        for (j = 0; j < rows; j++) {
-            acc = tc_dot_off_s8(x + j * g->rstep, w + j * wrs, n, p->in_offset, acc);
-        }
-        out[oc] = tc_out_s8_dsp(acc, p->mult[oc], p->shift[oc], p->out_offset, p->act_min,
-                                p->act_max);
     }
 }
 #endif
@@ -378,8 +426,19 @@ static void tc_conv_tail(const tc_conv_geo_t *g, const int8_t *in, int8_t *out, 
 {
     const tc_conv_params_t *p = g->p;
     const int32_t OW = p->out_w, OHW = p->out_h * OW, npix = p->batches * OHW;
-    for (; idx < npix; idx++) {
-        tc_conv_pixel(g, in, idx / OHW, idx % OHW / OW, idx % OW, out + idx * p->out_c);
+    const int32_t C = p->in_c, W = p->in_w, H = p->in_h, span = (p->k_w - 1) * p->dil_w;
+    while (idx < npix) {
+        const int32_t n = idx / OHW, oy = idx % OHW / OW, ox = idx % OW;
+        const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+        /* two interior pixels of one row: together (tc_conv_pair_dsp) */
+        if (ox + 1 < OW && iy0 >= 0 && iy0 + (p->k_h - 1) * p->dil_h < H && ix0 >= 0 &&
+            ix0 + p->stride_w + span < W) {
+            tc_conv_interior(g, in + ((n * H + iy0) * W + ix0) * C, 2, out + idx * p->out_c);
+            idx += 2;
+        } else {
+            tc_conv_pixel(g, in, n, oy, ox, out + idx * p->out_c);
+            idx++;
+        }
     }
 }
 #endif
@@ -402,6 +461,58 @@ static void tc_conv_geo_init(tc_conv_geo_t *g, const tc_conv_params_t *p)
         g->nseg = p->k_w;
     }
 }
+
+/* 1x1 CONV_2D, stride 1, no groups, in place: pixel i (of batches * h * w) reads input bytes
+ * in + [i * C, (i + 1) * C) and writes out + [i * OC, (i + 1) * OC), the input d = in - out
+ * bytes from the output (0, or n * (OC - C) for an expanding layer whose output ends where its
+ * input ends: tc_conv2d.h). Forwards or backwards (tc_pw_forward), so that no output lands on
+ * input still to be read; a pixel (or pair) whose outputs miss its own input is computed
+ * straight into place with the ordinary routine, one whose outputs overlap it goes through tmp
+ * (out_c bytes) and is copied. */
+#if !TC_DSP /* DSP cores: tc_conv_pw_inplace_dsp (tc_conv2d_pw_dsp.c) */
+#define TC_PW(g, x, nx, o) tc_conv_interior((g), (x), (nx), (o))
+static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out)
+{
+    const tc_conv_params_t *p = g->p;
+    const int32_t C = p->in_c, OC = p->out_c;
+    const int32_t N = p->batches * p->in_h * p->in_w, d = (int32_t)(in - out);
+    int8_t *tmp = p->tmp;
+    int32_t i;
+    if (tc_pw_forward(d, N, C, OC)) {
+        for (i = 0; i < N;) {
+            if (TC_CONV_PAIRS && i + 1 < N && tc_pw_apart(d, i, i + 2, C, OC)) {
+                TC_PW(g, in + i * C, 2, out + i * OC);
+                i += 2;
+                continue;
+            }
+            if (tc_pw_apart(d, i, i + 1, C, OC)) {
+                TC_PW(g, in + i * C, 1, out + i * OC);
+            } else {
+                TC_PW(g, in + i * C, 1, tmp);
+                memcpy(out + i * OC, tmp, (size_t)OC);
+            }
+            i++;
+        }
+    } else {
+        for (i = N - 1; i >= 0;) {
+            if (TC_CONV_PAIRS && i > 0 && tc_pw_apart(d, i - 1, i + 1, C, OC)) {
+                TC_PW(g, in + (i - 1) * C, 2, out + (i - 1) * OC);
+                i -= 2;
+                continue;
+            }
+            if (tc_pw_apart(d, i, i + 1, C, OC)) {
+                TC_PW(g, in + i * C, 1, out + i * OC);
+            } else {
+                TC_PW(g, in + i * C, 1, tmp);
+                memcpy(out + i * OC, tmp, (size_t)OC);
+            }
+            i--;
+        }
+    }
+}
+
+#undef TC_PW
+#endif
 
 void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {

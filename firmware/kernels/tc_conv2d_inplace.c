@@ -1,5 +1,6 @@
-/* tinycompile runtime: CONV_2D, int8: tc_conv_s8's in-place walks (tc_conv2d.h's params
- * inplace), moved out of tc_conv2d.c, whose per-pixel routines they call (tc_conv2d_int.h).
+/* tinycompile runtime: CONV_2D, int8: tc_conv_s8's in-place walk of stride-1 same-size k x k
+ * layers (tc_conv2d.h's params inplace) through a ring of pending outputs, over tc_conv2d.c's
+ * per-pixel routines (tc_conv2d_int.h).
  */
 #include <stdint.h>
 #include <string.h>
@@ -7,58 +8,6 @@
 #include "tc_conv2d.h"
 #include "tc_conv2d_int.h"
 #include "tc_kernel_util.h"
-
-/* 1x1 CONV_2D, stride 1, no groups, in place: pixel i (of batches * h * w) reads input bytes
- * in + [i * C, (i + 1) * C) and writes out + [i * OC, (i + 1) * OC), the input d = in - out
- * bytes from the output (0, or n * (OC - C) for an expanding layer whose output ends where its
- * input ends: tc_conv2d.h). Forwards or backwards (tc_pw_forward), so that no output lands on
- * input still to be read; a pixel (or pair) whose outputs miss its own input is computed
- * straight into place with the ordinary routine, one whose outputs overlap it goes through tmp
- * (out_c bytes) and is copied. */
-#if !TC_DSP /* DSP cores: tc_conv_pw_inplace_dsp (tc_conv2d_pw_dsp.c) */
-#define TC_PW(g, x, nx, o) tc_conv_interior((g), (x), (nx), (o))
-void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out)
-{
-    const tc_conv_params_t *p = g->p;
-    const int32_t C = p->in_c, OC = p->out_c;
-    const int32_t N = p->batches * p->in_h * p->in_w, d = (int32_t)(in - out);
-    int8_t *tmp = p->tmp;
-    int32_t i;
-    if (tc_pw_forward(d, N, C, OC)) {
-        for (i = 0; i < N;) {
-            if (TC_CONV_PAIRS && i + 1 < N && tc_pw_apart(d, i, i + 2, C, OC)) {
-                TC_PW(g, in + i * C, 2, out + i * OC);
-                i += 2;
-                continue;
-            }
-            if (tc_pw_apart(d, i, i + 1, C, OC)) {
-                TC_PW(g, in + i * C, 1, out + i * OC);
-            } else {
-                TC_PW(g, in + i * C, 1, tmp);
-                memcpy(out + i * OC, tmp, (size_t)OC);
-            }
-            i++;
-        }
-    } else {
-        for (i = N - 1; i >= 0;) {
-            if (TC_CONV_PAIRS && i > 0 && tc_pw_apart(d, i - 1, i + 1, C, OC)) {
-                TC_PW(g, in + (i - 1) * C, 2, out + (i - 1) * OC);
-                i -= 2;
-                continue;
-            }
-            if (tc_pw_apart(d, i, i + 1, C, OC)) {
-                TC_PW(g, in + i * C, 1, out + i * OC);
-            } else {
-                TC_PW(g, in + i * C, 1, tmp);
-                memcpy(out + i * OC, tmp, (size_t)OC);
-            }
-            i--;
-        }
-    }
-}
-
-#undef TC_PW
-#endif
 
 /* k x k CONV_2D with out == in (stride 1, output size == input size, out_c <= in_c, no groups):
  * pixels in raster order, per image. The window of output (y, x) starts at input row y - pad_h,

@@ -1,5 +1,5 @@
 /* tinycompile runtime, internal: what the CONV_2D files share (tc_conv2d.c: the entry point
- * and the direct loops; tc_conv2d_inplace.c: the in-place walks). Not part of the public
+ * and the direct loops; tc_conv2d_inplace.c: the in-place ring). Not part of the public
  * kernel interface (tc_conv2d.h).
  */
 #ifndef TC_CONV2D_INT_H
@@ -51,10 +51,8 @@ void tc_conv_pair_dsp(const tc_conv_params_t *p, const int8_t *x, int32_t xd, in
                       int32_t seg, int8_t *o0, int8_t *o1);
 #endif
 
-/* tc_conv2d_inplace.c: tc_conv_s8's in-place walks (params inplace, tc_conv2d.h): pointwise
- * through a one-pixel temp (portable cores; DSP cores: tc_conv_pw_inplace_dsp), stride-1
- * same-size k x k through a ring of pending outputs. */
-void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out);
+/* tc_conv2d_inplace.c: tc_conv_s8's in-place walk (params inplace, tc_conv2d.h) of stride-1
+ * same-size k x k layers through a ring of pending outputs. */
 void tc_conv_ring_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out);
 
 #endif /* TC_CONV2D_INT_H */

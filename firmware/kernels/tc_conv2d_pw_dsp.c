@@ -58,15 +58,14 @@ void tc_conv_pair_dsp(const tc_conv_params_t *p, const int8_t *x, int32_t xd, in
     const int8_t *w = p->weights;
     int32_t oc;
     for (oc = 0; oc < OC; oc += 2, w += 2 * K) {
-        const int32_t wd = oc + 1 < OC ? K : 0;
-        int32_t a[4];
+        const int32_t wd = oc + 1 < OC ? K : 0, nc = wd ? 2 : 1;
+        int32_t a[4], j;
         a[0] = a[2] = be[oc];
-        a[1] = a[3] = be[oc + (wd != 0)];
+        a[1] = a[3] = be[oc + nc - 1];
         tc_dot22r_s8(x, xd, rstep, w, wd, seg, p->k_h, a);
-        tc_out2_s8_dsp(a[0], a[2], mu[oc], sh[oc], oo, lo, hi, full, o0 + oc, o1 + oc);
-        if (wd != 0) {
-            tc_out2_s8_dsp(a[1], a[3], mu[oc + 1], sh[oc + 1], oo, lo, hi, full, o0 + oc + 1,
-                           o1 + oc + 1);
+        for (j = 0; j < nc; j++) {
+            tc_out2_s8_dsp(a[j], a[j + 2], mu[oc + j], sh[oc + j], oo, lo, hi, full, o0 + oc + j,
+                           o1 + oc + j);
         }
     }
 }

@@ -326,28 +326,16 @@ static __attribute__((noinline, unused)) void tc_dot14r_s8(const int8_t *x, int3
     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(xr), [w] "+r"(w),  \
       [wa] "+r"(wa), [xe] "=&r"(xe), [xo] "=&r"(xo), [t] "=&r"(t), [u] "=&r"(u)
 
-static __attribute__((noinline, unused)) void tc_dot14v_s8(const int8_t *x, const int8_t *w0,
+/* The same sum in C, four values per step then one by one: the assembly loop's tail, and short
+ * rows (under 8 values). Out of line: one copy for both. */
+static __attribute__((noinline, unused)) void tc_dot14o_s8(const int8_t *x, const int8_t *w,
                                                            int32_t ws, int32_t n, uint32_t o2,
                                                            int32_t *a)
 {
+    const int32_t off = (int16_t)(o2 & 0xFFFFu);
     int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-    const int8_t *xr = x, *w = w0 + 3 * ws, *wa = w0 + ws;
-    const int32_t n8 = n & ~7, off = (int16_t)(o2 & 0xFFFFu);
-    int32_t m;
-    if (n8 > 0) {
-        const int8_t *volatile end = xr + n8; /* all fourteen registers taken: from memory */
-        const uint32_t n1 = 0u - (uint32_t)ws;
-        uint32_t xe, xo, t, u;
-        __asm__("1:\n\t" TC_DOT14V_ASM_STEP TC_DOT14V_ASM_STEP "ldr     %[t], %[e]\n\t"
-                "cmp     %[x], %[t]\n\t"
-                "bne     1b\n\t" TC_DOT14V_OPERANDS
-                : [n1] "r"(n1), [e] "m"(end), [o2] "r"(o2)
-                : "cc", "memory");
-    }
-    w -= 3 * ws;
-    m = n8;
-    if (m + 4 <= n) { /* four more: the step in C */
-        const uint32_t xv = tc_ld32(xr);
+    for (; n >= 4; n -= 4, x += 4, w += 4) {
+        const uint32_t xv = tc_ld32(x);
         const uint32_t xe = (uint32_t)__sadd16(tc_sxtb16_lo(xv), o2);
         const uint32_t xo = (uint32_t)__sadd16(tc_sxtb16_hi(xv), o2);
         uint32_t v = tc_ld32(w);
@@ -358,12 +346,9 @@ static __attribute__((noinline, unused)) void tc_dot14v_s8(const int8_t *x, cons
         a2 = __smlad(xo, tc_sxtb16_hi(v), __smlad(xe, tc_sxtb16_lo(v), a2));
         v = tc_ld32(w + 3 * ws);
         a3 = __smlad(xo, tc_sxtb16_hi(v), __smlad(xe, tc_sxtb16_lo(v), a3));
-        xr += 4;
-        w += 4;
-        m += 4;
     }
-    for (; m < n; m++, w++) {
-        const int32_t xv = *xr++ + off;
+    for (; n > 0; n--, w++) {
+        const int32_t xv = *x++ + off;
         a0 += xv * w[0];
         a1 += xv * w[ws];
         a2 += xv * w[2 * ws];
@@ -373,6 +358,32 @@ static __attribute__((noinline, unused)) void tc_dot14v_s8(const int8_t *x, cons
     a[1] = a1;
     a[2] = a2;
     a[3] = a3;
+}
+
+static __attribute__((noinline, unused)) void tc_dot14v_s8(const int8_t *x, const int8_t *w0,
+                                                           int32_t ws, int32_t n, uint32_t o2,
+                                                           int32_t *a)
+{
+    const int32_t n8 = n & ~7;
+    if (n8 > 0) {
+        int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+        const int8_t *xr = x, *w = w0 + 3 * ws, *wa = w0 + ws;
+        const int8_t *volatile end = xr + n8; /* all fourteen registers taken: from memory */
+        const uint32_t n1 = 0u - (uint32_t)ws;
+        uint32_t xe, xo, t, u;
+        __asm__("1:\n\t" TC_DOT14V_ASM_STEP TC_DOT14V_ASM_STEP "ldr     %[t], %[e]\n\t"
+                "cmp     %[x], %[t]\n\t"
+                "bne     1b\n\t" TC_DOT14V_OPERANDS
+                : [n1] "r"(n1), [e] "m"(end), [o2] "r"(o2)
+                : "cc", "memory");
+        a[0] = a0;
+        a[1] = a1;
+        a[2] = a2;
+        a[3] = a3;
+    }
+    if (n > n8) {
+        tc_dot14o_s8(x + n8, w0 + n8, ws, n - n8, o2, a);
+    }
 }
 #undef TC_DOT14V_OPERANDS
 #undef TC_DOT14V_ASM_STEP
