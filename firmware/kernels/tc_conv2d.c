@@ -27,11 +27,9 @@
  * requantization uses tc_out_s8_dsp (tc_requant's arithmetic, fewer instructions). ARMv6-M:
  * tc_conv2d_m0.c. 16x8 (tc_conv_s16): tc_conv2d_int16.c.
  *
- * Without an im2col scratch (the planner refused it at the SRAM peak) a k x k layer with a
- * small window (k_h * k_w * in_c <= TC_CONV_OUTCOL_MAX_K) copies its windows into the tail of
- * its own output, whose last pixels are computed by the direct loops once everything else is
- * done: no memory beyond the plan's. (DSP cores put their int16 column there instead, for any
- * window: tc_conv2d_dsp.c; this int8 im2col is not built for them.)
+ * Without an im2col scratch (refused at the SRAM peak) a k x k layer with a small window
+ * (k_h * k_w * in_c <= TC_CONV_OUTCOL_MAX_K) copies its windows into its own output's tail,
+ * whose last pixels the direct loops compute last (DSP cores: their int16 column, any window).
  */
 #include <stdint.h>
 #include <string.h>
@@ -93,6 +91,13 @@ TC_CONV_BORDER_LINKAGE void tc_conv_border(const tc_conv_geo_t *g, const int8_t 
     }
 }
 
+/* 1: the portable in-place and im2col paths are built: not on DSP cores (their own), nor on
+ * ARMv6-M (tc_conv_s8_m0 takes every layer without groups; grouped ones get neither). */
+#if TC_DSP || defined(__ARM_ARCH_6M__)
+#define TC_GENERIC_COL 0
+#else
+#define TC_GENERIC_COL 1
+#endif
 #define TC_PAIRS2 (!TC_DSP && TC_CONV_PAIRS) /* nx == 2 reaches the loops below */
 
 #if TC_DSP
@@ -195,7 +200,7 @@ void tc_conv_interior(const tc_conv_geo_t *g, const int8_t *org, int32_t nx, int
     }
 }
 
-#if !TC_DSP /* DSP cores: borders read in place (tc_conv_edge), windows by tc_conv2d_dsp.c */
+#if TC_GENERIC_COL /* DSP: borders in place (tc_conv_edge), windows tc_conv2d_dsp.c */
 /* Row iy of a window starting at input column ix0, to dst (k_w * in_c bytes): the input zero
  * point at taps outside the image. Out of line: smaller code, at a call per window row. */
 __attribute__((noinline)) static void tc_im2col_row(const tc_conv_params_t *p,
@@ -240,11 +245,9 @@ static void tc_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
 #define TC_CONV_EDGE_SMALL_K 64
 
 /* A border pixel on DSP cores: with no groups and dilation 1 across, only the taps inside the
- * image, rows of contiguous values read in place with the input offset added as they are
- * unpacked (tc_dot14v_s8, four channels per pass; rows under 8 values inline, tc_dot14o_s8),
- * from the model's bias: TFLM's sum over the valid taps term for term, with no work, copy or
- * stack buffer for the padding; small windows over 1-3 channels copied whole instead. Else the
- * reference loops (tc_conv_border). */
+ * image, read in place with the input offset added as they are unpacked (tc_conv_rows_dsp),
+ * from the model's bias: TFLM's sum over the valid taps term for term, no work or copy for the
+ * padding (small windows over 1-3 channels: copied whole). Else the reference loops. */
 void tc_conv_edge(const tc_conv_geo_t *g, const int8_t *img, int32_t oy, int32_t ox,
                   int8_t *out)
 {
@@ -334,9 +337,11 @@ static void tc_conv_rows_dsp(const tc_conv_geo_t *g, const int8_t *x, int32_t wo
 }
 #endif
 
-/* One output pixel (n, oy, ox) by the direct loops: interior or border. */
-static void tc_conv_pixel(const tc_conv_geo_t *g, const int8_t *in, int32_t n, int32_t oy,
-                          int32_t ox, int8_t *out)
+#if !defined(__ARM_ARCH_6M__)
+/* Output pixel (n, oy, ox) by the direct loops, interior or border; with pair, also the next
+ * one of its row when both are interior (two at once). Returns the pixels computed. */
+static int32_t tc_conv_pixel(const tc_conv_geo_t *g, const int8_t *in, int32_t n, int32_t oy,
+                             int32_t ox, int pair, int8_t *out)
 {
     const tc_conv_params_t *p = g->p;
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c;
@@ -346,18 +351,20 @@ static void tc_conv_pixel(const tc_conv_geo_t *g, const int8_t *in, int32_t n, i
     tc_tap_range(iy0, p->dil_h, p->k_h, H, &ky0, &ky1);
     tc_tap_range(ix0, p->dil_w, p->k_w, W, &kx0, &kx1);
     if (ky0 == 0 && ky1 == p->k_h && kx0 == 0 && kx1 == p->k_w) {
-        tc_conv_interior(g, img + (iy0 * W + ix0) * C, 1, out);
-    } else {
-        tc_conv_edge(g, img, oy, ox, out);
+        pair = pair && ix0 + p->stride_w + (p->k_w - 1) * p->dil_w < W;
+        tc_conv_interior(g, img + (iy0 * W + ix0) * C, pair ? 2 : 1, out);
+        return pair ? 2 : 1;
     }
+    tc_conv_edge(g, img, oy, ox, out);
+    return 1;
 }
+#endif
 
-#if !TC_DSP /* DSP cores: the int16 column GEMM of tc_conv2d_dsp.c takes these layers */
-/* CONV_2D through im2col (groups == 1): every output pixel, border or not, is one dot product
- * of k_h * k_w * in_c per output channel, two pixels x two channels per pass (one pixel per
- * pass on ARMv6-M). col holds 2 * k_h * k_w * in_c bytes. Pixels
- * (counted over batches, rows and columns) from lim on are left to the direct loops: the
- * caller may have placed col over their output bytes (see tc_conv_s8). */
+#if TC_GENERIC_COL /* DSP cores: the int16 column GEMM of tc_conv2d_dsp.c instead */
+/* CONV_2D through im2col (groups == 1): every output pixel one dot product of k_h * k_w * in_c
+ * per channel, two pixels x two channels per pass (one pixel on ARMv6-M); col: 2 windows.
+ * Pixels (over batches, rows and columns) from lim on are left to the direct loops (tc_conv_s8
+ * may have placed col over their output bytes). */
 static void tc_conv_im2col(const tc_conv_geo_t *g, const int8_t *in, int8_t *out, int8_t *col,
                            int32_t lim)
 {
@@ -375,7 +382,7 @@ static void tc_conv_im2col(const tc_conv_geo_t *g, const int8_t *in, int8_t *out
                 const int32_t ix0 = ox * p->stride_w - p->pad_w;
                 const int32_t nx = TC_CONV_PAIRS && ox + 1 < p->out_w && idx + 1 < lim ? 2 : 1;
                 if (idx >= lim) {
-                    tc_conv_pixel(g, in, n, oy, ox, out);
+                    tc_conv_pixel(g, in, n, oy, ox, 0, out);
                     out += OC;
                     ox++;
                     idx++;
@@ -426,19 +433,10 @@ static void tc_conv_tail(const tc_conv_geo_t *g, const int8_t *in, int8_t *out, 
 {
     const tc_conv_params_t *p = g->p;
     const int32_t OW = p->out_w, OHW = p->out_h * OW, npix = p->batches * OHW;
-    const int32_t C = p->in_c, W = p->in_w, H = p->in_h, span = (p->k_w - 1) * p->dil_w;
-    while (idx < npix) {
-        const int32_t n = idx / OHW, oy = idx % OHW / OW, ox = idx % OW;
-        const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
-        /* two interior pixels of one row: together (tc_conv_pair_dsp) */
-        if (ox + 1 < OW && iy0 >= 0 && iy0 + (p->k_h - 1) * p->dil_h < H && ix0 >= 0 &&
-            ix0 + p->stride_w + span < W) {
-            tc_conv_interior(g, in + ((n * H + iy0) * W + ix0) * C, 2, out + idx * p->out_c);
-            idx += 2;
-        } else {
-            tc_conv_pixel(g, in, n, oy, ox, out + idx * p->out_c);
-            idx++;
-        }
+    while (idx < npix) { /* two interior pixels of a row at once */
+        const int32_t ox = idx % OW;
+        idx += tc_conv_pixel(g, in, idx / OHW, idx % OHW / OW, ox, ox + 1 < OW,
+                             out + idx * p->out_c);
     }
 }
 #endif
@@ -469,7 +467,7 @@ static void tc_conv_geo_init(tc_conv_geo_t *g, const tc_conv_params_t *p)
  * input still to be read; a pixel (or pair) whose outputs miss its own input is computed
  * straight into place with the ordinary routine, one whose outputs overlap it goes through tmp
  * (out_c bytes) and is copied. */
-#if !TC_DSP /* DSP cores: tc_conv_pw_inplace_dsp (tc_conv2d_pw_dsp.c) */
+#if TC_GENERIC_COL /* DSP cores: tc_conv_pw_inplace_dsp (tc_conv2d_pw_dsp.c) */
 #define TC_PW(g, x, nx, o) tc_conv_interior((g), (x), (nx), (o))
 static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out)
 {
@@ -532,6 +530,7 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         return;
     }
 #endif
+#if !defined(__ARM_ARCH_6M__)
     if (p->inplace && p->k_h == 1 && p->k_w == 1 &&
         tc_pw_overlap(in, out, p->batches * H * W, C, OC)) {
 #if TC_DSP
@@ -545,7 +544,8 @@ void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         tc_conv_ring_inplace(&g, in, out);
         return;
     }
-#if !TC_DSP
+#endif
+#if TC_GENERIC_COL
     if (p->groups == 1 && p->col != 0 && (p->k_h > 1 || p->k_w > 1)) {
         tc_conv_im2col(&g, in, out, p->col, INT32_MAX);
         return;
