@@ -21,7 +21,7 @@
  * output pixels per pass everywhere but ARMv6-M (too few registers for four accumulators
  * there). On DSP cores also: tc_conv_s8_dsp (tc_conv2d_dsp.c) is tried first, the int16 column
  * GEMM or the pointwise loops of tc_conv2d_pw_dsp.c; a lone pixel takes four channels per pass
- * (tc_dot14_s8 / tc_dot14r_s8), a pair of interior pixels two channels per pass over the
+ * (tc_dot14_s8), a pair of interior pixels two channels per pass over the
  * window's rows (tc_conv_pair_dsp: no column needed), a border pixel only its taps inside the
  * image with the input offset added as they are unpacked (tc_conv_edge, tc_dot14v_s8);
  * requantization uses tc_out_s8_dsp (tc_requant's arithmetic, fewer instructions). ARMv6-M:

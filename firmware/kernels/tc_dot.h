@@ -9,7 +9,7 @@
  * tc_dot22_s8:   two inputs x two channels: a[0] += x0.w0, a[1] += x0.w1, a[2] += x1.w0,
  *                a[3] += x1.w1
  * tc_dot_off_s8: acc + sum((x[i] + off) * w[i]), the border path (TFLM's inner loop)
- * tc_dot14_s8:   one input x four channels w0 + k * ws: a[k] += x.w_k (tc_dot14r_s8: over rows)
+ * tc_dot14_s8:   one input x four channels w0 + k * ws: a[k] += x.w_k
  * tc_dot22_x8_s8 (DSP only): tc_dot22_s8 with x1 - x0 == w1 - w0 and n a multiple of 8
  * tc_copy_s8:    n bytes (im2col windows)
  *
@@ -88,14 +88,6 @@ TC_INLINE void tc_dot14_s8(const int8_t *x, const int8_t *w, int32_t ws, int32_t
     a[1] = a1;
     a[2] = a2;
     a[3] = a3;
-}
-
-TC_INLINE void tc_dot14r_s8(const int8_t *x, int32_t xs, const int8_t *w0, int32_t ws,
-                             int32_t n, int32_t rows, int32_t *a)
-{
-    for (; rows > 0; rows--, x += xs, w0 += n) {
-        tc_dot14_s8(x, w0, ws, n, a);
-    }
 }
 
 TC_INLINE void tc_copy_s8(int8_t *dst, const int8_t *src, int32_t n)

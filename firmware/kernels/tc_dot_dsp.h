@@ -56,9 +56,11 @@ TC_INLINE void tc_dot12_s8(const int8_t *x, const int8_t *w0, const int8_t *w1, 
  * register (six temporaries, never more than six halves live). The pointers walk the second
  * streams (x1, w1) with post-increment; the first streams are read at offset -d (a register
  * offset wraps modulo 2^32). */
-#define TC_DOT22_ASM_STEP                                                                       \
-    "ldr     %[p], [%[x], %[nd]]\n\t"                                                           \
-    "ldr     %[u], [%[w], %[nd]]\n\t"                                                           \
+#define TC_DOT22_ASM_STEP TC_DOT22_ASM_STEP_OFF("nd", "nd")
+/* ... with the first streams at offsets -d of their own (operands XO, WO: tc_dot22r_s8) */
+#define TC_DOT22_ASM_STEP_OFF(XO, WO)                                                           \
+    "ldr     %[p], [%[x], %[" XO "]]\n\t"                                                       \
+    "ldr     %[u], [%[w], %[" WO "]]\n\t"                                                       \
     "ldr     %[v], [%[w]], #4\n\t"                                                              \
     "sxtb16  %[t1], %[p]\n\t"                                                                   \
     "sxtb16  %[t2], %[u]\n\t"                                                                   \
@@ -159,28 +161,8 @@ TC_INLINE void tc_dot22_s8(const int8_t *x0, const int8_t *x1, const int8_t *w0,
  * at x0 + r * xs, of the weights at w0 + r * n (a k x k window with contiguous rows, n values
  * a row). The step is TC_DOT22_ASM_STEP with a second offset register for the weights, so the
  * loop's end bound comes from memory once per pass (all fourteen registers are taken). Out of
- * line, like tc_dot14r_s8. */
-#define TC_DOT22D_ASM_STEP                                                                      \
-    "ldr     %[p], [%[x], %[nxd]]\n\t"                                                          \
-    "ldr     %[u], [%[w], %[nwd]]\n\t"                                                          \
-    "ldr     %[v], [%[w]], #4\n\t"                                                             \
-    "sxtb16  %[t1], %[p]\n\t"                                                                   \
-    "sxtb16  %[t2], %[u]\n\t"                                                                   \
-    "smlad   %[a00], %[t1], %[t2], %[a00]\n\t"                                                  \
-    "sxtb16  %[t3], %[v]\n\t"                                                                   \
-    "smlad   %[a01], %[t1], %[t3], %[a01]\n\t"                                                  \
-    "ldr     %[t1], [%[x]], #4\n\t"                                                             \
-    "sxtb16  %[p], %[p], ror #8\n\t"                                                            \
-    "sxtb16  %[u], %[u], ror #8\n\t"                                                            \
-    "sxtb16  %[v], %[v], ror #8\n\t"                                                            \
-    "smlad   %[a00], %[p], %[u], %[a00]\n\t"                                                    \
-    "smlad   %[a01], %[p], %[v], %[a01]\n\t"                                                    \
-    "sxtb16  %[p], %[t1]\n\t"                                                                   \
-    "smlad   %[a10], %[p], %[t2], %[a10]\n\t"                                                   \
-    "smlad   %[a11], %[p], %[t3], %[a11]\n\t"                                                   \
-    "sxtb16  %[t1], %[t1], ror #8\n\t"                                                          \
-    "smlad   %[a10], %[t1], %[u], %[a10]\n\t"                                                   \
-    "smlad   %[a11], %[t1], %[v], %[a11]\n\t"
+ * line, like tc_dot14_s8. */
+#define TC_DOT22D_ASM_STEP TC_DOT22_ASM_STEP_OFF("nxd", "nwd")
 
 static __attribute__((noinline, unused)) void tc_dot22r_s8(const int8_t *x0, int32_t xd,
                                                            int32_t xs, const int8_t *w0,
@@ -220,87 +202,13 @@ static __attribute__((noinline, unused)) void tc_dot22r_s8(const int8_t *x0, int
 }
 #undef TC_DOT22D_ASM_STEP
 #undef TC_DOT22_ASM_STEP
+#undef TC_DOT22_ASM_STEP_OFF
 
 /* One input x four channels w0 + k * ws (k = 0..3): a[k] += x.w_k. The input word is
  * unpacked once for the four channels: 5 LDR + 10 SXTB16 + 8 SMLAD for 16 MACs; two pointers
- * walk channels 1 and 3 with post-increment, channels 0 and 2 are read at offset -ws. */
-#define TC_DOT14_ASM_STEP                                                                       \
-    "ldr     %[xo], [%[x]], #4\n\t"                                                             \
-    "sxtb16  %[xe], %[xo]\n\t"                                                                  \
-    "sxtb16  %[xo], %[xo], ror #8\n\t"                                                          \
-    "ldr     %[t], [%[wa], %[n1]]\n\t"                                                           \
-    "sxtb16  %[u], %[t]\n\t"                                                                    \
-    "smlad   %[a0], %[xe], %[u], %[a0]\n\t"                                                     \
-    "sxtb16  %[t], %[t], ror #8\n\t"                                                            \
-    "smlad   %[a0], %[xo], %[t], %[a0]\n\t"                                                     \
-    "ldr     %[t], [%[wa]], #4\n\t"                                                           \
-    "sxtb16  %[u], %[t]\n\t"                                                                    \
-    "smlad   %[a1], %[xe], %[u], %[a1]\n\t"                                                     \
-    "sxtb16  %[t], %[t], ror #8\n\t"                                                            \
-    "smlad   %[a1], %[xo], %[t], %[a1]\n\t"                                                     \
-    "ldr     %[t], [%[w], %[n1]]\n\t"                                                           \
-    "sxtb16  %[u], %[t]\n\t"                                                                    \
-    "smlad   %[a2], %[xe], %[u], %[a2]\n\t"                                                     \
-    "sxtb16  %[t], %[t], ror #8\n\t"                                                            \
-    "smlad   %[a2], %[xo], %[t], %[a2]\n\t"                                                     \
-    "ldr     %[t], [%[w]], #4\n\t"                                                              \
-    "sxtb16  %[u], %[t]\n\t"                                                                    \
-    "smlad   %[a3], %[xe], %[u], %[a3]\n\t"                                                     \
-    "sxtb16  %[t], %[t], ror #8\n\t"                                                            \
-    "smlad   %[a3], %[xo], %[t], %[a3]\n\t"
-
-/* Out of line: inlined into a busy loop, GCC may find no registers left for the asm.
- * tc_dot14r_s8 runs over rows: row r of the input starts at x + r * xs, of channel k's weights
- * at w0 + k * ws + r * n (a k x k window with contiguous rows); tc_dot14_s8 is one row. */
-static __attribute__((noinline, unused)) void tc_dot14r_s8(const int8_t *x, int32_t xs,
-                                                           const int8_t *w0, int32_t ws,
-                                                           int32_t n, int32_t rows, int32_t *a)
-{
-    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-    const uint32_t n1 = 0u - (uint32_t)ws;
-    const int32_t n8 = n & ~7;
-    for (; rows > 0; rows--) {
-        const int8_t *xr = x, *w = w0 + 3 * ws;
-        int32_t m;
-        if (n8 > 0) {
-            const int8_t *const end = xr + n8;
-            const int8_t *wa = w0 + ws;
-            uint32_t xe, xo, t, u;
-            __asm__("1:\n\t" TC_DOT14_ASM_STEP TC_DOT14_ASM_STEP "cmp     %[x], %[e]\n\t"
-                    "bne     1b\n\t"
-                    : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(xr),
-                      [w] "+r"(w), [wa] "+r"(wa), [xe] "=&r"(xe), [xo] "=&r"(xo), [t] "=&r"(t),
-                      [u] "=&r"(u)
-                    : [n1] "r"(n1), [e] "r"(end)
-                    : "cc", "memory");
-        }
-        w -= 3 * ws;
-        for (m = n8; m < n; m++) {
-            const int32_t xv = *xr++;
-            a0 += xv * w[0];
-            a1 += xv * w[ws];
-            a2 += xv * w[2 * ws];
-            a3 += xv * w[3 * ws];
-            w++;
-        }
-        x += xs;
-        w0 += n;
-    }
-    a[0] = a0;
-    a[1] = a1;
-    a[2] = a2;
-    a[3] = a3;
-}
-
-/* tc_dot14_s8 with the input offset added on the fly: a[k] += sum of (x + off) * w over n
- * values, channel k's weights at w0 + k * ws. o2 holds off in both halves: SXTAB16 sign-extends
- * and adds it in the instruction that unpacks the input, so the step costs what
- * TC_DOT14_ASM_STEP does. For border windows: only the taps inside the image, from the
- * model's bias, no copy with the zero point in the padding. */
-#define TC_DOT14V_ASM_STEP                                                                      \
-    "ldr     %[xo], [%[x]], #4\n\t"                                                             \
-    "sxtab16 %[xe], %[o2], %[xo]\n\t"                                                           \
-    "sxtab16 %[xo], %[o2], %[xo], ror #8\n\t"                                                   \
+ * walk channels 1 and 3 with post-increment, channels 0 and 2 are read at offset -ws.
+ * TC_DOT14_ASM_MACS is the channels' part, after the input word is unpacked into xe / xo. */
+#define TC_DOT14_ASM_MACS                                                                       \
     "ldr     %[t], [%[wa], %[n1]]\n\t"                                                          \
     "sxtb16  %[u], %[t]\n\t"                                                                    \
     "smlad   %[a0], %[xe], %[u], %[a0]\n\t"                                                     \
@@ -321,6 +229,23 @@ static __attribute__((noinline, unused)) void tc_dot14r_s8(const int8_t *x, int3
     "smlad   %[a3], %[xe], %[u], %[a3]\n\t"                                                     \
     "sxtb16  %[t], %[t], ror #8\n\t"                                                            \
     "smlad   %[a3], %[xo], %[t], %[a3]\n\t"
+
+#define TC_DOT14_ASM_STEP                                                                       \
+    "ldr     %[xo], [%[x]], #4\n\t"                                                             \
+    "sxtb16  %[xe], %[xo]\n\t"                                                                  \
+    "sxtb16  %[xo], %[xo], ror #8\n\t"                                                          \
+    TC_DOT14_ASM_MACS
+
+/* tc_dot14_s8 with the input offset added on the fly: a[k] += sum of (x + off) * w over n
+ * values, channel k's weights at w0 + k * ws. o2 holds off in both halves: SXTAB16 sign-extends
+ * and adds it in the instruction that unpacks the input, so the step costs what
+ * TC_DOT14_ASM_STEP does. For border windows: only the taps inside the image, from the
+ * model's bias, no copy with the zero point in the padding. */
+#define TC_DOT14V_ASM_STEP                                                                      \
+    "ldr     %[xo], [%[x]], #4\n\t"                                                             \
+    "sxtab16 %[xe], %[o2], %[xo]\n\t"                                                           \
+    "sxtab16 %[xo], %[o2], %[xo], ror #8\n\t"                                                   \
+    TC_DOT14_ASM_MACS
 
 #define TC_DOT14V_OPERANDS                                                                      \
     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(xr), [w] "+r"(w),  \
@@ -423,6 +348,7 @@ static __attribute__((noinline, unused)) void tc_dot14_s8(const int8_t *x, const
     a[3] = a3;
 }
 #undef TC_DOT14_ASM_STEP
+#undef TC_DOT14_ASM_MACS
 
 /* Copy n bytes (DSP cores: a word at a time, unaligned LDR/STR). */
 TC_INLINE void tc_copy_s8(int8_t *dst, const int8_t *src, int32_t n)
