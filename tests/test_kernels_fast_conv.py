@@ -182,6 +182,12 @@ def _nets() -> dict[str, _Net]:
         # the end of each pair of rows) by the direct loops from bias_eff (no raw bias is
         # emitted without borders); 7 channels: the last block of four overlaps the first
         "valid_tail": _Net((1, 9, 11, 8), 18).conv(7, 3, 1, "VALID"),
+        # a window under 16 values (1x3 over 4 channels) with a column granted (not at the
+        # peak): the M4/M7 builds skip the column there, so the borders need the raw bias
+        # (a random differential run found it missing)
+        "small_k_col": _Net((1, 13, 12, 4), 1010)
+        .conv(10, (1, 3), 1, "SAME", "RELU6")
+        .conv(24, (2, 1), 2, "VALID", "RELU6"),
         "dil_w": _Net((1, 7, 12, 12), 17).conv(7, 3, dil_w=2).conv(6, (1, 3), dil_w=3),
         # FULLY_CONNECTED (its own paths: tests/test_kernels_fast_fc.py): one row, three rows,
         # depths 37 and 9
@@ -230,6 +236,7 @@ def test_models_reach_the_paths(tmp_path: Path) -> None:
         "col16": [(False, False), (True, True), (False, True)],
         "col16_c3": [(False, False), (True, True)],
         "col16_c7": [(False, False), (True, True)],
+        "small_k_col": [(False, True), (False, False)],
     }
     for name, net in _nets().items():
         p = api.plan(net.save(tmp_path / f"{name}.tflite"))
@@ -242,3 +249,35 @@ def test_models_reach_the_paths(tmp_path: Path) -> None:
         ]
         if name in want:
             assert got == want[name], (name, got)
+
+
+def _random_stack(seed: int) -> _Net:
+    """One to three CONV_2D layers of random shape: 3-14 pixels a side, 1-24 channels, windows
+    1x1 to 7x5, strides 1 and 2, SAME and VALID, dilations of 2 either way, any activation
+    (the plans put some at the SRAM peak, some in place, some with a column)."""
+    r = np.random.default_rng(seed)
+    net = _Net((1, int(r.integers(3, 15)), int(r.integers(3, 15)), int(r.choice(CHANNELS))), seed)
+    for _ in range(int(r.integers(1, 4))):
+        _, h, w, _ = net.tensors[net.cur].shape
+        kh, kw = min(int(r.choice([1, 2, 3, 3, 5, 7])), h), min(int(r.choice([1, 2, 3, 3, 5])), w)
+        stride = int(r.choice([1, 1, 2]))
+        dh = 2 if stride == 1 and 2 * kh - 1 <= h and r.random() < 0.2 else 1
+        dw = 2 if stride == 1 and 2 * kw - 1 <= w and r.random() < 0.2 else 1
+        act = str(r.choice(["NONE", "RELU", "RELU6"]))
+        oc = int(r.choice(CHANNELS))
+        net.conv(oc, (kh, kw), stride, str(r.choice(["SAME", "VALID"])), act, dh, dw)
+    return net
+
+
+CHANNELS = [1, 3, 4, 5, 7, 8, 9, 10, 12, 16, 20, 24]
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize("board", BOARDS)
+@pytest.mark.parametrize("seed", range(8))
+def test_random_stacks_match_tflm(seed: int, board: str, tmp_path: Path) -> None:
+    """Random differential runs: every layer bit-exact with TFLM (one of these found the
+    missing raw bias of ``small_k_col``)."""
+    path = _random_stack(5000 + seed).save(tmp_path / f"r{seed}.tflite")
+    r = api.compare(path, board=board, n=3, layers=True)
+    assert r.ok, str(r)

@@ -65,6 +65,7 @@ def col16_bytes(k: int, in_c: int) -> int:
 
 
 OUTCOL_MAX_K = 64  # tc_conv2d.c's TC_CONV_OUTCOL_MAX_K
+COL16_MIN_K = 16  # tc_conv2d_dsp.c's TC_COL16_MIN_K: smaller windows skip the column there
 
 
 def tail_stands_in(geo: Window, k: int, groups: int) -> bool:
@@ -182,9 +183,10 @@ def lower_s8(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
     col = d.scratch if choice.use_scratch else 0
     # the raw bias is for the direct loops' border windows: not needed where every window
     # goes through the column buffer (zero point as padding), which the portable and
-    # ARMv6-M builds ignore in place (their ring computes borders directly)
+    # ARMv6-M builds ignore in place (their ring computes borders directly) and the M4/M7
+    # builds for windows under COL16_MIN_K values (their direct loops take those)
     k = d.geo.k_h * d.geo.k_w
-    raw = not col or (choice.in_place and k > 1)
+    raw = not col or (choice.in_place and k > 1) or k * d.geo.in_c < COL16_MIN_K
     fields = requant_fields(op, ctx, d.geo, d.rq, ctx.ptr(op.inputs[1]), raw_bias=raw)
     fields.update(groups=d.groups, depth_mult=1, col="0")
     if col or choice.in_place:
