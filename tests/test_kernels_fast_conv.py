@@ -160,20 +160,20 @@ def _nets() -> dict[str, _Net]:
         # pixel (width 5), channels beyond the last block of 2s (10 = 8 + 2, 7 = 6 + 1); over
         # 14 and 16 channels (10 takes tc_conv_pw_s8)
         "pw_strided": _Net((1, 5, 9, 14), 8).conv(10, 1, 2, act="RELU").conv(16, 1).conv(7, 1, 3),
-        # k x k in place (stride 1, SAME, out_c <= in_c): the output ring, one pixel at a time
+        # k x k in place (stride 1, SAME, out_c <= in_c): the output ring, interior pixels in
+        # pairs (their outputs on the stack), borders and lone pixels one at a time
         "ring": _Net((1, 7, 9, 12), 4).conv(12, 3, act="RELU").conv(10, 3).conv(5, (3, 5)),
         # the ring over wide windows, each layer alone (at the peak: no column): 5x5 over 24
-        # channels (K = 600), 7x7 (K = 1176): borders row by row through the stack (windows
-        # over TC_CONV_EDGE_WIN = 576 bytes)
+        # channels (K = 600), 7x7 (K = 1176), borders over their taps inside the image
         "ring_k5": _Net((1, 7, 6, 24), 12).conv(24, 5, act="RELU6"),
         "ring_k7": _Net((1, 7, 6, 24), 13).conv(20, 7),
-        # ... and rows over TC_CONV_EDGE_ROW = 320 bytes (5 x 72)
+        # ... and window rows of 360 values (5 x 72)
         "ring_k5_wide": _Net((1, 5, 4, 72), 14).conv(16, 5, act="RELU"),
-        # borders over >= 8 channels read only their taps inside the image (tc_conv_edge_valid:
-        # the input offset added as it is unpacked, tails of 4 values with 12 channels, a lone
-        # channel after the blocks of 4, a whole window row above the image with a dilation
-        # of 3 down the rows); interior pixels in pairs (tc_conv_pair_dsp) at stride 2, a
-        # lone last channel
+        # borders read only their taps inside the image (tc_conv_edge / tc_conv_rows_dsp: the
+        # input offset added as it is unpacked, tails of 4 values with 12 channels, the last
+        # block of four over channels again, a whole window row above the image with a
+        # dilation of 3 down the rows); interior pixels in pairs (tc_conv_pair_dsp) at stride
+        # 2, a lone last channel
         "edge_dil": _Net((1, 9, 7, 12), 15).conv(9, 3, act="RELU", dil_h=3).conv(7, 3, 2),
         "edge_k5_s2": _Net((1, 11, 13, 16), 16).conv(13, 5, 2, act="RELU6").conv(8, 3),
         # dilation across (window rows not contiguous): one pixel at a time, four channels per
