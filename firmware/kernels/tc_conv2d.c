@@ -260,9 +260,9 @@ void tc_conv_edge(const tc_conv_geo_t *g, const int8_t *img, int32_t oy, int32_t
         return;
     }
     if (C < 4 && K <= TC_CONV_EDGE_SMALL_K) {
-        /* rows of 1-3 values cost more than the window: copied whole with the zero point at
-         * the taps outside the image (they add w * (zero_point + in_offset) = 0, so bias_eff
-         * applies), then one contiguous dot product per channel */
+        /* rows of 1-3 values cost more than the window: copied whole, zero point outside
+         * the image (bias_eff applies), one dot product per channel; not tc_im2col_row,
+         * which cost more flash and instructions here (DS-CNN, MobileNetV1) */
         uint32_t win[TC_CONV_EDGE_SMALL_K / 4];
         int8_t *d = (int8_t *)win;
         const int8_t zp = (int8_t)(-p->in_offset);

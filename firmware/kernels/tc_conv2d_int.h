@@ -43,14 +43,6 @@ void tc_conv_border(const tc_conv_geo_t *g, const int8_t *img, int32_t oy, int32
 #define tc_conv_edge tc_conv_border
 #endif
 
-/* tc_conv2d_pw_dsp.c: two interior pixels whose windows are k_h rows of seg contiguous values
- * (rows rstep apart, the second window xd bytes after the first; no groups), every output
- * channel, to o0 and o1. */
-#if TC_DSP
-void tc_conv_pair_dsp(const tc_conv_params_t *p, const int8_t *x, int32_t xd, int32_t rstep,
-                      int32_t seg, int8_t *o0, int8_t *o1);
-#endif
-
 /* tc_conv2d_inplace.c: tc_conv_s8's in-place walk (params inplace, tc_conv2d.h) of stride-1
  * same-size k x k layers through a ring of pending outputs. */
 void tc_conv_ring_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t *out);

@@ -188,6 +188,11 @@ void tc_conv_window_dsp(const tc_conv_params_t *p, const int8_t *x, int32_t k, i
 void tc_conv_pw_run(const tc_conv_params_t *p, const int8_t *in, int32_t npix, int8_t *out);
 void tc_conv_pw_strided_row(const tc_conv_params_t *p, const int8_t *x, int32_t nx,
                             int8_t *out);
+/* tc_conv2d_pw_dsp.c: two interior pixels whose windows are k_h rows of seg contiguous values
+ * (rows rstep apart, the second window xd bytes after the first; no groups), every output
+ * channel, to o0 and o1 (tc_conv2d.c's direct loops and ring). */
+void tc_conv_pair_dsp(const tc_conv_params_t *p, const int8_t *x, int32_t xd, int32_t rstep,
+                      int32_t seg, int8_t *o0, int8_t *o1);
 
 /* tc_conv2d_few_dsp.c: tc_conv_few_s8 on DSP cores (the whole layer). */
 void tc_conv_few_s8_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
