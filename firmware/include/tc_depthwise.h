@@ -1,5 +1,5 @@
 /* tinycompile runtime: DEPTHWISE_CONV_2D (int8). Kernel: firmware/kernels/tc_depthwise.c (with
- * its DSP fast path in tc_depthwise_dsp.c).
+ * its DSP fast paths in tc_depthwise_dsp.c, tc_depthwise_kxk_dsp.c, tc_depthwise_block4_dsp.c).
  *
  * Semantics of TensorFlow Lite Micro's reference DepthwiseConvPerChannel, with the conventions
  * of tc_conv2d.h (bias_eff, border taps, NHWC activations); the parameter block is CONV_2D's
@@ -28,6 +28,10 @@ void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
  * calls for windows other than 3x3 at depth multiplier 1 over channels in fours
  * (ops/depthwise.py), so that other models do not link those paths. */
 void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+/* The same layer, trying the 3x3 DSP path for channels not in fours first on Cortex-M4/M7
+ * (tc_dwconv3x3n_dsp): what the compiler calls for such 3x3 layers, so that other models do
+ * not link that instance. */
+void tc_dwconv_s8_3x3n(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 
 /* 1x1 DEPTHWISE_CONV_2D (any stride and depth multiplier; a 1x1 window never reaches the
  * padding), kernel firmware/kernels/tc_depthwise_1x1.c: output channel oc of output pixel
@@ -57,9 +61,12 @@ void tc_dwconv1x1_s8(const tc_dw1x1_params_t *p, const int8_t *in, int8_t *out);
 void tc_dwconv_s16(const tc_conv_s16_params_t *p, const int16_t *in, int16_t *out);
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 /* Internal (tc_depthwise_dsp.c, called by tc_dwconv_s8): the whole layer for 3x3 filters,
- * depth multiplier 1, no dilation; returns 0 without writing anything where it does not
- * apply. */
+ * depth multiplier 1, no dilation, channels in fours; returns 0 without writing anything where
+ * it does not apply. */
 int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+/* The same for any channel count (a last block of one to three channels), TFLite's
+ * requantization only. */
+int tc_dwconv3x3n_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 /* Internal (tc_depthwise_kxk_dsp.c): the whole layer for windows up to 7x7, any depth
  * multiplier, no dilation, stride 1 or 2 along its output lines; returns 0 without writing
  * anything where it does not apply. */

@@ -315,3 +315,14 @@ void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 #endif
     tc_dwconv_s8(p, in, out);
 }
+
+void tc_dwconv_s8_3x3n(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+#if TC_DSP && !defined(__ARM_ARCH_6M__)
+    if (p->k_h == 3 && p->k_w == 3 && p->dil_h == 1 && p->dil_w == 1 && p->depth_mult == 1 &&
+        (!p->inplace || in == out) && tc_dwconv3x3n_dsp(p, in, out)) {
+        return;
+    }
+#endif
+    tc_dwconv_s8(p, in, out);
+}

@@ -5,7 +5,8 @@
  * the portable loops; they compile to nothing on cores without __ARM_FEATURE_DSP.
  *
  * 1. tc_dwconv3x3_dsp: the whole layer for 3x3 filters, depth multiplier 1, no dilation, in_c
- *    a multiple of 4, stride 1 or 2 along the output lines (any padding, any stride across
+ *    a multiple of 4 (tc_dwconv3x3n_dsp: any in_c, TFLite's requantization; its own instance,
+ *    which only layers needing it link: tc_dw3_layer.h), stride 1 or 2 along the output lines (any padding, any stride across
  *    them, in place or not). Outputs run in lines along the longer output axis (rows, or
  *    columns for tall layers such as the DS-CNN's 25 x 5); a line reads three input lines.
  *    Per block of four channels:
@@ -31,8 +32,8 @@
  *    to y + 1 are in the buffer, which holds everything later lines read: no ring is needed.
  *    That needs a whole line in one buffer tile (TC_DW3_COLS columns), else it returns 0.
  *    Stack: about 1.5 KB in all (the buffer: 3 lines x 4 channels x TC_DW3_COLS 16-bit values).
- * 2. tc_dwconv_block4_dsp: four channels of one interior pixel (any filter size, depth
- *    multiplier 1), one word of input and weights per tap; used for the layers 1. refuses.
+ * tc_depthwise_block4_dsp.c holds the four-channel interior pixel the portable kernel uses for
+ * the layers this path refuses.
  */
 #include <stdint.h>
 
@@ -417,179 +418,45 @@ static void tc_dw3_fill(const int8_t *x, int32_t step, int32_t ncols, int32_t jv
     }
 }
 
-int tc_dwconv3x3_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
-{
-    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OH = p->out_h, OW = p->out_w;
-    const int32_t lo = p->act_min, hi = p->act_max;
-    const int clamp = lo > -128 || hi < 127;
-    const uint32_t zp = (uint32_t)(-p->in_offset) & 0xFFu;
-    const uint32_t pad = zp * 0x01010101u;
-    /* Lines run along the longer output axis, one after the other across it: a line of
-     * outputs reads three input lines, buffered. */
-    const int vert = OH > OW;
-    const int32_t LS = vert ? p->stride_h : p->stride_w; /* stride along a line */
-    const int32_t XS = vert ? p->stride_w : p->stride_h; /* stride across lines */
-    const int32_t NL = vert ? OW : OH, NA = vert ? OH : OW; /* lines, outputs per line */
-    const int32_t IA = vert ? H : W, IX = vert ? W : H;   /* input size along / across */
-    const int32_t PA = vert ? p->pad_h : p->pad_w, PX = vert ? p->pad_w : p->pad_h;
-    const int32_t ia = vert ? W * C : C, ix = vert ? C : W * C;   /* input steps */
-    const int32_t oa = vert ? OW * C : C, ox = vert ? C : OW * C; /* output steps */
-    const int32_t tile = (TC_DW3_COLS - 4) / LS + 1; /* outputs per buffer tile */
-    tc_dw3_line_fn line;
-    /* [line slot][channel][word] */
-    uint32_t buf[3][4][TC_DW3_WORDS];
-    tc_dw3_chan_t ch[4];
-    const int onnx = TC_ONNX_VARIANT && p->shift[0] > 31; /* the ONNX variant (all) */
-    int32_t c, n, c0;
-    if (C % 4 != 0 || (LS != 1 && LS != 2) || XS < 1 || (onnx && !TC_FPU_SP)) {
-        return 0;
+/* A last block of cn (1..3) channels (tc_dwconv3x3n_dsp): passes of up to four outputs of
+ * each channel, TFLite's requantization. */
+#define TC_DW3_PART_FN(name, S)                                                             \
+    __attribute__((noinline)) static void name(const uint32_t *const *l,                    \
+        const tc_dw3_chan_t *ch, int8_t *o, int32_t ostep, int32_t n, int32_t cn)           \
+    {                                                                                       \
+        int32_t k, i;                                                                       \
+        for (k = 0; k < n; k += 4, o += 4 * ostep) {                                        \
+            for (i = 0; i < cn; i++) {                                                      \
+                const int32_t b = k / 2 * S + i * TC_DW3_WORDS;                             \
+                const uint32_t *m0 = l[0] + b, *m1 = l[1] + b, *m2 = l[2] + b;              \
+                switch (n - k) {                                                            \
+                case 1: tc_dw3_pass(m0, m1, m2, ch + i, o + i, ostep, 1, S, 0); break;      \
+                case 2: tc_dw3_pass(m0, m1, m2, ch + i, o + i, ostep, 2, S, 0); break;      \
+                case 3: tc_dw3_pass(m0, m1, m2, ch + i, o + i, ostep, 3, S, 0); break;      \
+                default: tc_dw3_pass(m0, m1, m2, ch + i, o + i, ostep, 4, S, 0); break;     \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
     }
-    if (in == out && NA > tile) {
-        return 0;
-    }
-    for (c = 0; c < C; c++) {
-        const int32_t b = p->bias_eff[c], r = -p->shift[c];
-        if (b >= (1 << 29) || b <= -(1 << 29) || (!onnx && (r < 1 || r > 23))) {
-            return 0;
-        }
-    }
-    line = LS == 1 ? (onnx ? tc_dw3_line_s1o : tc_dw3_line_s1)
-                   : (onnx ? tc_dw3_line_s2o : tc_dw3_line_s2);
-    for (n = 0; n < p->batches; n++) {
-        const int8_t *img = in + n * H * W * C;
-        int8_t *oimg = out + n * OH * OW * C;
-        for (c0 = 0; c0 < C; c0 += 4) {
-            const int8_t *wb = p->weights + (c0 >> 2) * 36;
-            int32_t t, i, ta;
-            /* block set-up: weights [ky][kx][4]; line t, tap u along it */
-            for (t = 0; t < 3; t++) {
-                const int32_t s = vert ? 4 * 3 : 4, ls = vert ? 4 : 4 * 3;
-                const uint32_t v0 = tc_ld32(wb + t * ls), v1 = tc_ld32(wb + t * ls + s);
-                const uint32_t v2 = tc_ld32(wb + t * ls + 2 * s);
-                uint32_t e0 = tc_sxtb16_lo(v0), e1 = tc_sxtb16_lo(v1), e2 = tc_sxtb16_lo(v2);
-                uint32_t o0 = tc_sxtb16_hi(v0), o1 = tc_sxtb16_hi(v1), o2 = tc_sxtb16_hi(v2);
-                e0 = (uint32_t)__sadd16(e0, e0);
-                e1 = (uint32_t)__sadd16(e1, e1);
-                e2 = (uint32_t)__sadd16(e2, e2);
-                o0 = (uint32_t)__sadd16(o0, o0);
-                o1 = (uint32_t)__sadd16(o1, o1);
-                o2 = (uint32_t)__sadd16(o2, o2);
-                ch[0].w[t][0] = tc_pkhbt16(e0, e1);
-                ch[0].w[t][1] = tc_pkhbt16(e1, e2);
-                ch[2].w[t][0] = tc_pkhtb16(e0, e1);
-                ch[2].w[t][1] = tc_pkhtb16(e1, e2);
-                ch[1].w[t][0] = tc_pkhbt16(o0, o1);
-                ch[1].w[t][1] = tc_pkhbt16(o1, o2);
-                ch[3].w[t][0] = tc_pkhtb16(o0, o1);
-                ch[3].w[t][1] = tc_pkhtb16(o1, o2);
-            }
-            for (i = 0; i < 4; i++) {
-                const int32_t r = onnx ? 0 : -p->shift[c0 + i];
-                ch[i].bias = 2 * p->bias_eff[c0 + i];
-                ch[i].mult = p->mult[c0 + i] - (onnx ? 1 << 23 : 0); /* ONNX: scale / 2 */
-                ch[i].rsh = r;
-                ch[i].rnd = onnx ? p->out_offset
-                                 : (int32_t)((1u << (r - 1)) + ((uint32_t)p->out_offset << r));
-            }
-            for (ta = 0; ta < NA; ta += tile) {
-                const int32_t na = NA - ta < tile ? NA - ta : tile;
-                const int32_t a0 = ta * LS - PA, ncols = (na - 1) * LS + 3;
-                int32_t jv0 = a0 < 0 ? -a0 : 0, jv1 = IA - a0 < ncols ? IA - a0 : ncols;
-                uint32_t *ln[3];
-                int32_t base = INT32_MIN / 2, l;
-                if (jv0 > ncols) {
-                    jv0 = ncols;
-                }
-                if (jv1 < jv0) {
-                    jv1 = jv0;
-                }
-                ln[0] = buf[0][0];
-                ln[1] = buf[1][0];
-                ln[2] = buf[2][0];
-                for (l = 0; l < NL; l++) {
-                    const int32_t x0 = l * XS - PX;
-                    int8_t *o = oimg + l * ox + ta * oa + c0;
-                    int32_t d = x0 - base;
-                    if (d > 3) {
-                        d = 3;
-                    }
-                    for (; d > 0; d--) { /* lines x0 + 3 - d: rotate one slot */
-                        uint32_t *f = ln[0];
-                        const int32_t xx = x0 + 3 - d;
-                        ln[0] = ln[1];
-                        ln[1] = ln[2];
-                        ln[2] = f;
-                        if (xx >= 0 && xx < IX) {
-                            tc_dw3_fill(img + xx * ix + (a0 + jv0) * ia + c0, ia, ncols, jv0,
-                                        jv1, pad, f);
-                        } else {
-                            tc_dw3_fill(img, 0, ncols, 0, 0, pad, f);
-                        }
-                    }
-                    base = x0;
-                    line((const uint32_t *const *)ln, ch, o, oa, na);
-                    if (clamp) {
-                        tc_dw3_clamp(o, oa, na, lo, hi);
-                    }
-                }
-            }
-        }
-    }
-    return 1;
-}
+TC_DW3_PART_FN(tc_dw3_part_s1, 1)
+TC_DW3_PART_FN(tc_dw3_part_s2, 2)
 
-/* ------------------------------------------------- four channels of one interior pixel */
+/* The layer functions (tc_dw3_layer.h). */
+#define TC_DW3_NAME tc_dwconv3x3_dsp
+#define TC_DW3_PART 0
+#define TC_DW3_CH(c0, i) c0 + i
+#include "tc_dw3_layer.h"
+#undef TC_DW3_NAME
+#undef TC_DW3_PART
+#undef TC_DW3_CH
 
-/* One tap of four channels (depth multiplier 1): a[c] += x[c] * w[c], c = 0..3. */
-#define TC_DW_TAP(xp, wp)                                                                   \
-    do {                                                                                    \
-        uint32_t xv_ = tc_ld32(xp), wv_ = tc_ld32(wp);                                      \
-        uint32_t xe_ = tc_sxtb16_lo(xv_), we_ = tc_sxtb16_lo(wv_);                          \
-        uint32_t xo_ = tc_sxtb16_hi(xv_), wo_ = tc_sxtb16_hi(wv_);                          \
-        a0 = __smlabb(xe_, we_, a0);                                                        \
-        a2 = __smlatt(xe_, we_, a2);                                                        \
-        a1 = __smlabb(xo_, wo_, a1);                                                        \
-        a3 = __smlatt(xo_, wo_, a3);                                                        \
-    } while (0)
-
-/* Four channels oc .. oc + 3 of an interior pixel, depth multiplier 1: one word of input and
- * one of weights per tap, stored at dst[0 .. 3] (declared in tc_kernel_util.h). */
-void tc_dwconv_block4_dsp(const tc_conv_params_t *p, const int8_t *x, const int8_t *w,
-                          int32_t oc, int32_t xs, int32_t rs, int8_t *dst)
-{
-    const int32_t KH = p->k_h, KW = p->k_w;
-    int32_t a0 = p->bias_eff[oc], a1 = p->bias_eff[oc + 1];
-    int32_t a2 = p->bias_eff[oc + 2], a3 = p->bias_eff[oc + 3];
-    int32_t ky, kx;
-    if (KH == 3 && KW == 3) {
-        for (ky = 0; ky < 3; ky++) {
-            TC_DW_TAP(x, w);
-            TC_DW_TAP(x + xs, w + 4);
-            TC_DW_TAP(x + 2 * xs, w + 8);
-            x += rs;
-            w += 12;
-        }
-    } else {
-        for (ky = 0; ky < KH; ky++) {
-            const int8_t *xp = x;
-            for (kx = 0; kx < KW; kx++) {
-                TC_DW_TAP(xp, w);
-                xp += xs;
-                w += 4;
-            }
-            x += rs;
-        }
-    }
-    { /* requantized, then stored */
-        const int32_t *mult = p->mult + oc, *shift = p->shift + oc;
-        const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
-        int8_t r0 = tc_out_s8(a0, mult[0], shift[0], oo, lo, hi);
-        int8_t r1 = tc_out_s8(a1, mult[1], shift[1], oo, lo, hi);
-        int8_t r2 = tc_out_s8(a2, mult[2], shift[2], oo, lo, hi);
-        int8_t r3 = tc_out_s8(a3, mult[3], shift[3], oo, lo, hi);
-        dst[0] = r0, dst[1] = r1, dst[2] = r2, dst[3] = r3;
-    }
-}
+#define TC_DW3_NAME tc_dwconv3x3n_dsp
+#define TC_DW3_PART 1
+#define TC_DW3_CH(c0, i) (c0 + (i < cn ? i : cn - 1)) /* channels past cn: cn - 1's constants */
+#include "tc_dw3_layer.h"
+#undef TC_DW3_NAME
+#undef TC_DW3_PART
+#undef TC_DW3_CH
 
 #else
 

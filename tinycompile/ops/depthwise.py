@@ -151,12 +151,15 @@ DW3_TILE = {1: 29, 2: 15}  # tc_depthwise_dsp.c: outputs per buffer tile, (COLS 
 
 
 def kernel_of(d: Depthwise, in_place: bool) -> str:
-    """``tc_dwconv_s8_kxk`` where its any-window DSP path may apply and the 3x3 one would
-    hand the layer back (as tc_dwconv3x3_dsp decides: a window other than 3x3 at depth
-    multiplier 1, channels not in fours, a stride along the lines other than 1 or 2, in place
-    with lines longer than a tile, a shift outside -23..-1 or a folded bias of 2^29), else
-    ``tc_dwconv_s8``: the 5 KB of that path are linked only where a layer calls it. On the
-    Cortex-M0+ the same entry tries the path for depth multipliers in fours first
+    """The entry point a depthwise layer calls, so that a model links only the DSP paths its
+    layers take (each returns 0 where it does not apply and the portable loops run):
+    ``tc_dwconv_s8`` where tc_dwconv3x3_dsp takes the layer (a 3x3 window, no dilation, depth
+    multiplier 1, channels in fours, a stride along the lines of 1 or 2, in place only with
+    lines within a tile, shifts in -23..-1, folded biases under 2^29); ``tc_dwconv_s8_3x3n``
+    for the same layers over channels not in fours (tc_dwconv3x3n_dsp, whose last block holds
+    one to three channels); else ``tc_dwconv_s8_kxk`` where the any-window path may apply
+    (windows up to 7x7, no dilation; its 5 KB are linked only where a layer calls it). On the
+    Cortex-M0+ the kxk entry tries the path for depth multipliers in fours first
     (tc_depthwise_m0.c's tc_dwconv_dm4_m0: such layers, windows up to 7x7, always take it)."""
     g, rq = d.geo, d.rq
     vert = g.out_h > g.out_w
@@ -165,14 +168,15 @@ def kernel_of(d: Depthwise, in_place: bool) -> str:
         g.k_h == g.k_w == 3
         and g.dil_h == g.dil_w == 1
         and d.depth_mult == 1
-        and g.in_c % 4 == 0
         and ls in DW3_TILE
         and not (in_place and line > DW3_TILE[ls])
         and all(-23 <= int(s) <= -1 for s in np.asarray(rq.shift).reshape(-1))
         and int(np.abs(np.asarray(rq.bias_eff, np.int64)).max(initial=0)) < 1 << 29
     )
+    if three:
+        return "tc_dwconv_s8" if g.in_c % 4 == 0 else "tc_dwconv_s8_3x3n"
     fits = max(g.k_h, g.k_w) <= 7 and g.dil_h == g.dil_w == 1
-    return "tc_dwconv_s8_kxk" if fits and not three else "tc_dwconv_s8"
+    return "tc_dwconv_s8_kxk" if fits else "tc_dwconv_s8"
 
 
 LUT_CHANNELS = 64  # 1x1 layers up to this many output channels are tabulated (256 B each)
