@@ -192,14 +192,21 @@ def _nets() -> dict[str, _Net]:
         # FULLY_CONNECTED (its own paths: tests/test_kernels_fast_fc.py): one row, three rows,
         # depths 37 and 9
         # the int16 column GEMM (tc_conv2d_dsp.c): a first layer at the peak through a column
-        # in its output's tail (K = 72), an in-place ring beside a granted column (pairs of
-        # pixels, 144 of them), then a stride-2 SAME layer with its column (12 channels)
-        "col16": _Net((1, 12, 12, 8), 9).conv(16, 3, act="RELU").conv(16, 3).conv(12, 3, 2),
+        # in its output's tail (K = 108: 432 B, past the stack's 320), an in-place ring beside
+        # a granted column (pairs of pixels, 144 of them), then a stride-2 SAME layer with its
+        # column (12 channels)
+        "col16": _Net((1, 12, 12, 12), 9).conv(16, 3, act="RELU").conv(16, 3).conv(12, 3, 2),
         # windows over 3 (and 7) channels staged as int8 (K = 27, 63: a zero-padded last
-        # group), the tail column leaving a lone pixel (81 pixels); then an in-place pointwise
-        # layer with a column (forwards, a lone last pixel, a lone last channel of 9)
+        # group), at the peak with the column on the stack (140, 320 B); then an in-place
+        # pointwise layer with a column (forwards, a lone last pixel, a lone last channel of 9)
         "col16_c3": _Net((1, 9, 9, 3), 10).conv(16, 3, act="RELU").conv(9, 1),
         "col16_c7": _Net((1, 9, 9, 7), 10).conv(16, 3, act="RELU").conv(9, 1),
+        # staged windows (13 channels, K = 117: 600 B) through the output's tail, which leaves
+        # a lone pixel (81 pixels) to the direct loops
+        "col16_c13_tail": _Net((1, 9, 9, 13), 19).conv(16, 3, act="RELU"),
+        # 5 channels at the peak: the column on the stack (240 B), every pixel through the
+        # GEMM, a lone last output channel of 7 (the sweep's 3x3 layer over 5 channels)
+        "col16_c5_stack": _Net((1, 14, 14, 5), 20).conv(7, 3),
         # expanding pointwise layers whose tensors are not multiples of 8 bytes (a random
         # differential run found the second one sharing its buffer with no safe walk)
         "pw_grow_odd": _Net((1, 3, 10, 2), 2032).conv(6, 1, 1, "VALID").conv(8, 1),
@@ -236,6 +243,8 @@ def test_models_reach_the_paths(tmp_path: Path) -> None:
         "col16": [(False, False), (True, True), (False, True)],
         "col16_c3": [(False, False), (True, True)],
         "col16_c7": [(False, False), (True, True)],
+        "col16_c13_tail": [(False, False)],
+        "col16_c5_stack": [(False, False)],
         "small_k_col": [(False, True), (False, False)],
     }
     for name, net in _nets().items():

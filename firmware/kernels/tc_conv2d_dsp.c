@@ -1,8 +1,9 @@
 /* tinycompile runtime: CONV_2D's int16 im2col GEMM, the Cortex-M4/M7 (DSP extension) fast path
  * of tc_conv_s8 (tc_conv2d.c), and tc_conv_s8_dsp, which tc_conv_s8 tries first on those cores:
  * the GEMM with the planner's column buffer (tc_conv2d.h; in place beside the temp or the ring),
- * or out of place with the column in the unwritten tail of the output; else the int8 pointwise
- * loops of tc_conv2d_pw_dsp.c; what it does not cover goes back to the portable paths.
+ * or out of place without one a column of up to TC_PW_STACK_COL bytes on the stack, a larger one
+ * in the unwritten tail of the output; else the int8 pointwise loops of tc_conv2d_pw_dsp.c;
+ * what it does not cover goes back to the portable paths.
  *
  * Two output pixels share one column buffer `col`, laid out for SMLAD: the window of each pixel
  * (k_h * k_w * in_c values, K in all, the input zero point at padded taps) is cut into groups of
@@ -67,7 +68,8 @@ static int16_t *tc_col16_fill(int32_t zp, int32_t n, int16_t *slot)
     return slot;
 }
 
-int32_t tc_col16_bytes(int32_t k, int32_t in_c)
+/* The column buffer's bytes for windows of k values over in_c channels. */
+TC_INLINE int32_t tc_col16_bytes(int32_t k, int32_t in_c)
 {
     const int32_t k4 = (k + 3) / 4;
     return k4 * 16 + (in_c % 4 ? k4 * 4 : 0);
@@ -99,35 +101,34 @@ void tc_col16_window(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, 
         }
     } else {
         /* staging: the int8 window (zeros after it up to the last whole group), then its
-         * groups; taps of in_c < 4 bytes copied byte by byte (no library calls) */
+         * groups; taps of in_c < 4 bytes copied byte by byte */
         const int32_t K = p->k_h * KW * C, k4 = (K + 3) / 4;
         int8_t *st = (int8_t *)(col + 8 * k4), *d = st;
+        const int inx = dw == 1 && ix0 >= 0 && ix0 + KW <= W; /* whole rows inside across */
         int32_t i;
         for (ky = 0; ky < p->k_h; ky++) {
             const int32_t iy = iy0 + ky * p->dil_h;
             const int8_t *row = img + iy * W * C;
             const int row_in = iy >= 0 && iy < H;
-            if (row_in && dw == 1 && ix0 >= 0 && ix0 + KW <= W) {
+            if (row_in && inx) {
                 tc_copy_s8(d, row + ix0 * C, KW * C); /* the whole window row at once */
                 d += KW * C;
                 continue;
             }
             for (kx = 0; kx < KW; kx++) {
                 const int32_t ix = ix0 + kx * dw;
-                if (row_in && ix >= 0 && ix < W) {
-                    const int8_t *src = row + ix * C;
-                    for (i = 0; i < C; i++) {
-                        *d++ = src[i];
-                    }
-                } else {
-                    for (i = 0; i < C; i++) {
-                        *d++ = (int8_t)zp;
-                    }
+                const int8_t *src = row + ix * C;
+                const int in_img = row_in && ix >= 0 && ix < W;
+                for (i = 0; i < C; i++) {
+                    *d++ = in_img ? src[i] : (int8_t)zp;
                 }
             }
         }
-        for (i = K; i < 4 * k4; i++) {
-            *d++ = 0;
+        if (K % 4) { /* the last group's values past K: zeros (a word, not a memset call) */
+            uint32_t v;
+            memcpy(&v, st + 4 * (k4 - 1), 4);
+            v &= 0xFFFFFFFFu >> (8 * (4 * k4 - K));
+            memcpy(st + 4 * (k4 - 1), &v, 4);
         }
         tc_col16_run(st, k4, s);
     }
@@ -338,10 +339,21 @@ static void tc_conv_ring_col16(const tc_conv_params_t *p, int8_t *buf, int16_t *
  * also spares the one-pixel temp). */
 #define TC_COL16_MIN_K 16
 
-/* Largest column buffer (tc_col16_bytes(in_c, in_c)) an in-place pointwise layer without a
- * granted one keeps on the stack (in_c up to 64 over multiples of 4, 52 otherwise), within
- * every board's stack reserve like tc_conv2d.c's border windows. */
+/* Largest column buffer (tc_col16_bytes) a layer without a granted one keeps on the stack (an
+ * in-place pointwise layer: in_c up to 64 over multiples of 4, 52 otherwise; out of place, 3x3
+ * windows over up to 7 channels), within every board's stack reserve like tc_conv2d.c's border
+ * windows. */
 #define TC_PW_STACK_COL 320
+
+/* tc_conv_col16 over npix pixels with the column on the stack (only while it runs: out of
+ * line). */
+__attribute__((noinline)) static void tc_conv_col16_stack(const tc_conv_params_t *p,
+                                                          const int8_t *in, int8_t *out,
+                                                          int32_t npix)
+{
+    uint64_t col[TC_PW_STACK_COL / 8]; /* 8-byte aligned for LDRD */
+    tc_conv_col16(p, in, out, (int16_t *)(void *)col, npix);
+}
 
 /* An in-place pointwise layer without a granted column (tc_conv2d.c's tc_conv_pw_inplace_dsp
  * asks): where the column GEMM pays (as out of place: TC_COL16_MIN_K) and the column fits
@@ -389,9 +401,16 @@ int32_t tc_conv_s8_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         return npix;
     }
     if (p->groups == 1 && K >= TC_COL16_MIN_K) {
-        const int32_t t = (tc_col16_bytes(K, C) + 7 + OC - 1) / OC;
+        const int32_t cb = tc_col16_bytes(K, C), t = (cb + 7 + OC - 1) / OC;
         if (col != 0) {
             tc_conv_col16(p, in, out, col, npix);
+            return npix;
+        }
+        if (cb <= TC_PW_STACK_COL) {
+            /* No column buffer granted, but a small one: on the stack, every pixel through
+             * the GEMM (in the output's tail it would leave the last t pixels to the direct
+             * loops: a 3x3 layer over 5 channels at the SRAM peak, 36 of its 196 pixels) */
+            tc_conv_col16_stack(p, in, out, npix);
             return npix;
         }
         if (t + 2 <= npix) {

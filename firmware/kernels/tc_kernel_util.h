@@ -158,12 +158,10 @@ TC_INLINE int tc_pw_overlap(const int8_t *in, const int8_t *out, int32_t n, int3
 void tc_dwconv_block4_dsp(const tc_conv_params_t *p, const int8_t *x, const int8_t *w,
                           int32_t oc, int32_t xs, int32_t rs, int8_t *dst);
 
-/* tc_conv2d_dsp.c: CONV_2D's int16 column GEMM (layout described there). tc_col16_bytes: the
- * column buffer of two pixels for windows of k values over in_c channels; tc_col16_window: the
+/* tc_conv2d_dsp.c: CONV_2D's int16 column GEMM (layout described there). tc_col16_window: the
  * window of the output whose top-left tap is input (iy0, ix0) into pixel slot 0 or 1;
  * tc_col16_pixels: c values from x (a 1x1 window read in place) into a slot;
  * tc_conv_col16_pair: every output channel of the two pixels in col (o1 == 0: slot 1 unused). */
-int32_t tc_col16_bytes(int32_t k, int32_t in_c);
 void tc_col16_window(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
                      int16_t *col, int32_t slot);
 void tc_col16_pixels(const int8_t *x, int32_t c, int16_t *col, int32_t slot);
