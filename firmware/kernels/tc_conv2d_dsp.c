@@ -117,10 +117,15 @@ void tc_col16_window(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, 
             }
             for (kx = 0; kx < KW; kx++) {
                 const int32_t ix = ix0 + kx * dw;
-                const int8_t *src = row + ix * C;
-                const int in_img = row_in && ix >= 0 && ix < W;
-                for (i = 0; i < C; i++) {
-                    *d++ = in_img ? src[i] : (int8_t)zp;
+                if (row_in && ix >= 0 && ix < W) {
+                    const int8_t *src = row + ix * C;
+                    for (i = 0; i < C; i++) {
+                        *d++ = src[i];
+                    }
+                } else {
+                    for (i = 0; i < C; i++) {
+                        *d++ = (int8_t)zp;
+                    }
                 }
             }
         }
@@ -150,7 +155,8 @@ void tc_col16_pixels(const int8_t *x, int32_t c, int16_t *col, int32_t slot)
  * channel). A naked function in assembly: the step needs all fourteen registers, with the
  * column group in r8-r11 so that one LDM loads it (a register list must ascend, which inline
  * assembly cannot promise): LDM + 2 LDR + 4 SXTB16 + 8 SMLAD = 15 instructions for 16 MACs,
- * two steps per loop pass. AAPCS: r0 col, r1 w, r2 kd, r3 ng, a on the stack. */
+ * two steps per loop pass, an odd count entering at the second. AAPCS: r0 col, r1 w, r2 kd,
+ * r3 ng, a on the stack. */
 #define TC_G22_STEP                                                                             \
     "ldm     r0!, {r8, r9, r10, r11}\n\t" /* pixel 0 [x0 x2] [x1 x3], pixel 1 the same */      \
     "ldr     r12, [r1, r2]\n\t"           /* channel 1: four weights */                        \
@@ -177,14 +183,11 @@ __attribute__((naked, noinline)) static void tc_gemm22_col16(TC_ARG const int16_
     __asm__ volatile("push    {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
                      "ldr     r12, [sp, #36]\n\t"
                      "ldm     r12, {r4, r5, r6, r7}\n\t"
-                     "tst     r3, #1\n\t"
-                     "beq     2f\n\t" TC_G22_STEP "subs    r3, r3, #1\n\t"
-                     "beq     3f\n\t"
-                     "2:\n\t"
-                     "add     r3, r0, r3, lsl #4\n\t" /* end of the column */
-                     "1:\n\t" TC_G22_STEP TC_G22_STEP "cmp     r0, r3\n\t"
+                     "lsls    r12, r3, #31\n\t"       /* Z clear: ng odd */
+                     "add     r3, r0, r3, lsl #4\n\t" /* end of the column (flags kept) */
+                     "bne     2f\n\t"                 /* odd: enter at the second step */
+                     "1:\n\t" TC_G22_STEP "2:\n\t" TC_G22_STEP "cmp     r0, r3\n\t"
                      "bne     1b\n\t"
-                     "3:\n\t"
                      "ldr     r12, [sp, #36]\n\t"
                      "stm     r12, {r4, r5, r6, r7}\n\t"
                      "pop     {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n\t");
