@@ -229,6 +229,16 @@ static void tc_dwconv_inplace(const tc_conv_params_t *p, const int8_t *in, int8_
     }
 }
 
+#if TC_DSP && !defined(__ARM_ARCH_6M__)
+/* What the 3x3 DSP paths (tc_depthwise_dsp.c) take: a 3x3 window, no dilation, depth
+ * multiplier 1, and in place only when the layer runs with out == in; they check the rest. */
+TC_INLINE int tc_dw3_fits(const tc_conv_params_t *p, const int8_t *in, const int8_t *out)
+{
+    return p->k_h == 3 && p->k_w == 3 && p->dil_h == 1 && p->dil_w == 1 &&
+           p->depth_mult == 1 && (!p->inplace || in == out);
+}
+#endif
+
 void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
@@ -237,8 +247,7 @@ void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     tc_dwconv_s8_m0(p, in, out); /* tc_depthwise_m0.c */
     return;
 #elif TC_DSP
-    if (p->k_h == 3 && p->k_w == 3 && p->dil_h == 1 && p->dil_w == 1 && p->depth_mult == 1 &&
-        (!p->inplace || in == out) && tc_dwconv3x3_dsp(p, in, out)) {
+    if (tc_dw3_fits(p, in, out) && tc_dwconv3x3_dsp(p, in, out)) {
         return;
     }
 #endif
@@ -319,8 +328,7 @@ void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 void tc_dwconv_s8_3x3n(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
 #if TC_DSP && !defined(__ARM_ARCH_6M__)
-    if (p->k_h == 3 && p->k_w == 3 && p->dil_h == 1 && p->dil_w == 1 && p->depth_mult == 1 &&
-        (!p->inplace || in == out) && tc_dwconv3x3n_dsp(p, in, out)) {
+    if (tc_dw3_fits(p, in, out) && tc_dwconv3x3n_dsp(p, in, out)) {
         return;
     }
 #endif
