@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from conftest import MODELS, ROOT, TFLM_CRASHES
+from modelgen.few_channel import Net
 
 from tinycompile import api
 
@@ -58,6 +59,27 @@ def test_models_cover_the_shape_classes() -> None:
 @pytest.mark.parametrize("model", OP_MODELS + INPLACE, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_m0_kernels_bit_exact(model: Path) -> None:
     r = api.compare(model, board="samd21", n=4, layers=True)
+    assert r.ok, str(r)
+
+
+def _window_nets() -> dict[str, Net]:
+    """Layers whose windows tc_conv2d_m0.c copies row by row (tc_conv_m0_im2col: the columns
+    inside the image copied, the rest the zero point), with borders on all four sides."""
+    return {
+        # a spectrogram's one-channel 10x4 window (DS-CNN's first layer), stride 2 and 1
+        "c1_10x4_s2": Net((1, 25, 10, 1), 31).conv(12, (10, 4), 2, "SAME", "RELU"),
+        "c1_10x4_s1": Net((1, 14, 7, 1), 32, zp=-128).conv(6, (10, 4), 1, "SAME"),
+        # five channels, odd width: 15-byte window rows; then a stride-2 layer over its output
+        "c5_3x3": Net((1, 9, 11, 5), 33).conv(7, 3, 1, "SAME", per_channel=True).conv(6, 3, 2),
+        # a window wider than the image: both borders in one row
+        "c2_5x7_narrow": Net((1, 8, 5, 2), 34).conv(4, (5, 7), 1, "SAME", "RELU6"),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_window_nets()))
+def test_m0_window_copies_bit_exact(name: str, tmp_path: Path) -> None:
+    path = _window_nets()[name].save(tmp_path / f"{name}.tflite")
+    r = api.compare(path, board="samd21", n=3, layers=True)
     assert r.ok, str(r)
 
 

@@ -108,6 +108,13 @@ CASES = {
     "maxpool_c8_k2_s2": ("tc_maxpool_s16q", lambda: SM.pool("max", (8, 8, 8), (2, 2), 2)),
     "avgpool_c6_k3_same": ("tc_avgpool_s16q", lambda: SM.pool("avg", (7, 9, 6), (3, 3), 1, "same")),
     "avgpool_c8_k5x3": ("tc_avgpool_s16q", lambda: SM.pool("avg", (10, 6, 8), (5, 3), 2, "same")),
+    # odd channels: the M0+ walks them one by one (even ones two per word)
+    "avgpool_c5_k2_s2_same": (
+        "tc_avgpool_s16q",
+        lambda: SM.pool("avg", (7, 7, 5), (2, 2), 2, "same"),
+    ),
+    # one output pixel, 64 taps: a global average as the 16x8 classifiers end with
+    "avgpool_c32_global": ("tc_avgpool_s16q", lambda: SM.pool("avg", (8, 8, 32), (8, 8), 1)),
 }
 
 

@@ -77,6 +77,14 @@ typedef struct {
 } tc_conv_params_t;
 
 void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+/* The same for a grouped layer (groups > 1), what the compiler calls for one: on ARMv6-M the
+ * portable loops (tc_conv_s8 there runs only tc_conv2d_m0.c's paths, which need groups == 1,
+ * so that models without grouped layers do not link those loops), elsewhere tc_conv_s8 itself. */
+#if defined(__ARM_ARCH_6M__) && !defined(TC_PORTABLE)
+void tc_conv_s8_grouped(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+#else
+#define tc_conv_s8_grouped tc_conv_s8
+#endif
 
 /* CONV_2D over few input channels (kernels/tc_conv2d_few*.c; the compiler chooses it:
  * tinycompile/ops/few.py): groups 1, dil_w 1, not in place, no col; in_c * k_w <= 16 and

@@ -512,16 +512,23 @@ static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t 
 #undef TC_PW
 #endif
 
+#if defined(__ARM_ARCH_6M__)
+/* ARMv6-M: tc_conv2d_m0.c runs every layer without groups, all the compiler sends here
+ * (tc_conv2d.h); the loops below are tc_conv_s8_grouped, linked only by grouped layers. */
 void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    (void)tc_conv_s8_m0(p, in, out);
+}
+#define TC_CONV_LOOPS tc_conv_s8_grouped
+#else
+#define TC_CONV_LOOPS tc_conv_s8
+#endif
+
+void TC_CONV_LOOPS(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
     tc_conv_geo_t g;
     int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, oy, ox;
-#if defined(__ARM_ARCH_6M__)
-    if (tc_conv_s8_m0(p, in, out)) { /* tc_conv2d_m0.c (groups == 1) */
-        return;
-    }
-#endif
     tc_conv_geo_init(&g, p);
 #if TC_DSP
     n = tc_conv_s8_dsp(p, in, out); /* tc_conv2d_dsp.c: pixels done, from the first */

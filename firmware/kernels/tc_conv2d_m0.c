@@ -16,7 +16,8 @@
  *   - tc_requant is tc_requant16 here (tc_qmath.h): no 64x64-bit multiply; an ONNX layer's
  *     (tc_qmath.h's ONNX variant) is chosen once per tc_m0_out4 call (tc_m0.h).
  * Handled here: groups == 1 (direct, im2col, and both in-place layouts of tc_conv2d.h, with the
- * same scratch). Grouped convolutions return 0 and take the portable path.
+ * same scratch). Grouped convolutions return 0: the compiler calls tc_conv_s8_grouped for them,
+ * the portable loops (tc_conv2d.h), which other models then do not link.
  */
 #include <stdint.h>
 #include <string.h>
@@ -278,29 +279,38 @@ static __attribute__((noinline)) void tc_conv_m0_border(const tc_conv_m0_geo_t *
     }
 }
 
-/* Window of output (iy0, ix0) copied to col as [k_h][k_w][in_c], the input zero point at taps
- * outside the image (they then add w * (zero_point + in_offset) = 0, like a skipped tap). */
+/* col[0 .. n): the input zero point zp over [0, a) and [e, n), src's bytes over [a, e) (a word
+ * at a time on long runs whose alignments agree). Explicit loops, not memcpy / memset calls:
+ * runs are a few bytes (a one-channel spectrogram's window rows), where a call costs more. */
+__attribute__((noinline, optimize("no-tree-loop-distribute-patterns"))) static void
+tc_conv_m0_run(int8_t *col, const int8_t *src, int32_t a, int32_t e, int32_t n, int8_t zp)
+{
+    int32_t i;
+    for (i = 0; i < a && i < e; i++) {
+        col[i] = zp;
+    }
+    for (; i < e; i++) {
+        col[i] = src[i];
+    }
+    for (; i < n; i++) {
+        col[i] = zp;
+    }
+}
+
+/* Window of output (iy0, ix0) copied to col as [k_h][k_w][in_c] (columns one apart), the input
+ * zero point at taps outside the image (they then add w * (zero_point + in_offset) = 0, like a
+ * skipped tap): one run per row, its columns inside the image found once per window. */
 static void tc_conv_m0_im2col(const tc_conv_params_t *p, const int8_t *img, int32_t iy0,
                               int32_t ix0, int8_t *col)
 {
-    const int32_t H = p->in_h, W = p->in_w, C = p->in_c;
-    const int8_t zp = (int8_t)(-p->in_offset);
-    int32_t ky, kx, i;
-    for (ky = 0; ky < p->k_h; ky++) {
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, KW = p->k_w, R = KW * C;
+    const int32_t ka = ix0 < 0 ? (-ix0 < KW ? -ix0 : KW) : 0;
+    const int32_t kb = W - ix0 < KW ? (W - ix0 > ka ? W - ix0 : ka) : KW;
+    int32_t ky;
+    for (ky = 0; ky < p->k_h; ky++, col += R) {
         const int32_t iy = iy0 + ky * p->dil_h;
-        for (kx = 0; kx < p->k_w; kx++, col += C) {
-            const int32_t ix = ix0 + kx * p->dil_w;
-            if (iy < 0 || iy >= H || ix < 0 || ix >= W) {
-                for (i = 0; i < C; i++) {
-                    col[i] = zp;
-                }
-            } else {
-                const int8_t *src = img + (iy * W + ix) * C;
-                for (i = 0; i < C; i++) {
-                    col[i] = src[i];
-                }
-            }
-        }
+        tc_conv_m0_run(col, img + (iy * W + ix0) * C, ka * C, iy >= 0 && iy < H ? kb * C : 0, R,
+                       (int8_t)(-p->in_offset));
     }
 }
 
@@ -311,7 +321,7 @@ static void tc_conv_m0_any(const tc_conv_m0_geo_t *g, const tc_conv_m0_geo_t *gc
 {
     const tc_conv_params_t *p = g->p;
     const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
-    if (g->wstride <= TC_CONV_M0_WIN && g->kh * g->nseg > 1) {
+    if (g->wstride <= TC_CONV_M0_WIN && g->kh * g->nseg > 1 && p->dil_w == 1) {
         int8_t win[TC_CONV_M0_WIN];
         tc_conv_m0_im2col(p, img, iy0, ix0, win);
         tc_conv_m0_pixel(gcol, win, out);
@@ -405,7 +415,7 @@ int tc_conv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         int8_t *o = out + n * OH * OW * OC;
         for (oy = 0; oy < OH; oy++) {
             for (ox = 0; ox < OW; ox++, o += OC) {
-                if (p->col != 0 && g.wstride > C) { /* k x k windows: 1x1 read in place */
+                if (p->col != 0 && g.wstride > C && p->dil_w == 1) { /* 1x1: read in place */
                     tc_conv_m0_im2col(p, img, oy * p->stride_h - p->pad_h,
                                       ox * p->stride_w - p->pad_w, p->col);
                     tc_conv_m0_pixel(&gcol, p->col, o);

@@ -401,6 +401,37 @@ void tc_maxpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
     }
 }
 
+#if defined(__ARM_ARCH_6M__)
+/* tc_avgpool_s16's channels two at a time (C even, org word-aligned): one LDR per tap gives
+ * both int16 lanes (SXTH and ASRS split them), a third of the loads and loop steps of the
+ * channel-by-channel walk. Returns the channels done (all of them). */
+static int32_t tc_avgpool_s16_pairs_m0(const tc_pool_params_t *p, const int16_t *org,
+                                       int32_t rows, int32_t cols, int32_t count, int32_t sh,
+                                       int16_t *out)
+{
+    const int32_t C = p->channels, words = C >> 1, row_words = p->in_w * words;
+    const int32_t *base = (const int32_t *)__builtin_assume_aligned(org, 4);
+    int32_t c, y, x;
+    for (c = 0; c < words; c++) {
+        int32_t s0 = 0, s1 = 0;
+        for (y = 0; y < rows; y++) {
+            const int32_t *xp = base + y * row_words + c;
+            for (x = 0; x < cols; x++) {
+                int32_t w;
+                memcpy(&w, xp, 4); /* word-aligned: checked by the caller */
+                s0 += (int16_t)w;
+                s1 += w >> 16;
+                xp += words;
+            }
+        }
+        out[0] = (int16_t)tc_clamp(tc_avg_round(s0, count, sh), p->act_min, p->act_max);
+        out[1] = (int16_t)tc_clamp(tc_avg_round(s1, count, sh), p->act_min, p->act_max);
+        out += 2;
+    }
+    return C;
+}
+#endif
+
 void tc_avgpool_s16(const tc_pool_params_t *p, const int16_t *in, int16_t *out)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->channels;
@@ -419,7 +450,14 @@ void tc_avgpool_s16(const tc_pool_params_t *p, const int16_t *in, int16_t *out)
                 count = (fy1 - fy0) * (fx1 - fx0);
                 sh = tc_pow2_shift(count);
                 org = img + ((iy0 + fy0) * W + ix0 + fx0) * C;
-                for (c = 0; c < C; c++) {
+                c = 0;
+#if defined(__ARM_ARCH_6M__)
+                if (count > 0 && (C & 1) == 0 && ((uintptr_t)org & 3) == 0) {
+                    c = tc_avgpool_s16_pairs_m0(p, org, fy1 - fy0, fx1 - fx0, count, sh, out);
+                    out += c;
+                }
+#endif
+                for (; c < C; c++) {
                     int32_t s = 0;
                     for (y = 0; y < fy1 - fy0; y++) {
                         const int16_t *xp = org + y * W * C + c;

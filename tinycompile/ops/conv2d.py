@@ -1,7 +1,9 @@
 """CONV_2D (int8 activations, int8 weights per channel or per tensor, int32 bias), as TFLM's
 conv.cc computes it (multipliers and padding: ``conv_common``).
 
-Kernel: ``tc_conv_s8`` (firmware/kernels/tc_conv2d.c). A convolution without groups may take a
+Kernel: ``tc_conv_s8`` (firmware/kernels/tc_conv2d.c), ``tc_conv_s8_grouped`` for a grouped
+layer (on the Cortex-M0+ only such layers link the portable loops). A convolution without groups
+may take a
 column buffer of two pixels' windows (``col16_bytes``, at most ``IM2COL_MAX_BYTES``), windows
 copied with the input zero point as padding (padded taps then contribute exactly nothing): on
 Cortex-M4/M7 the int16 column GEMM of tc_conv2d_dsp.c for every window (1x1 included, and in
@@ -195,7 +197,9 @@ def lower_s8(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
             fields["col"] = f"((int8_t *){region} + {choice.scratch_offset(d)})"
         if choice.in_place:
             fields.update(inplace=1, tmp=f"(int8_t *){region}")
-    return io_call("tc_conv_s8", op, ctx, ctx.params("tc_conv_params_t", fields))
+    # grouped layers by their own name: the Cortex-M0+ links the portable loops only for them
+    kernel = "tc_conv_s8_grouped" if d.groups > 1 else "tc_conv_s8"
+    return io_call(kernel, op, ctx, ctx.params("tc_conv_params_t", fields))
 
 
 def lower_pwf(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
