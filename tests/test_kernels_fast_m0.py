@@ -83,6 +83,35 @@ def test_m0_window_copies_bit_exact(name: str, tmp_path: Path) -> None:
     assert r.ok, str(r)
 
 
+def _small_nets() -> dict[str, Net]:
+    """Depthwise layers over small images (tc_dwconv_s8_small: each block of four channels
+    through a zero-point-padded copy), in place and out of place, and the layer each runs."""
+    return {
+        # in place (the single layer): the copy is the layer's temporary
+        "inplace_3x3": Net((1, 3, 3, 16), 41).dw(1, 3, 1, "SAME", per_channel=True),
+        "inplace_5x7": Net((1, 5, 7, 8), 42, zp=-128).dw(1, 3, 1, "SAME", "RELU6"),
+        # out of place after a larger layer (the copy in the optional scratch): odd width,
+        # stride 2 (single pixels), VALID, then a layer reading the result
+        "after_conv_6x5": Net((1, 6, 5, 4), 43).conv(12, 1).dw(1, 3, 1, "SAME").conv(6, 1),
+        "s2_7x7": Net((1, 14, 14, 4), 44).conv(16, 3, 2).dw(1, 3, 2, "SAME", "RELU").conv(4, 1),
+        "valid_6x6": Net((1, 12, 12, 4), 45).conv(8, 3, 2).dw(1, 3, 1, "VALID").conv(4, 1),
+    }
+
+
+def test_small_nets_reach_the_small_path(tmp_path: Path) -> None:
+    for name, net in _small_nets().items():
+        p = api.plan(net.save(tmp_path / f"{name}.tflite"), board="samd21")
+        stmts = [p.lowering.ops[i].stmt for i in p.order]
+        assert any(s.startswith("tc_dwconv_s8_small(") for s in stmts), (name, stmts)
+
+
+@pytest.mark.parametrize("name", sorted(_small_nets()))
+def test_m0_small_depthwise_bit_exact(name: str, tmp_path: Path) -> None:
+    path = _small_nets()[name].save(tmp_path / f"{name}.tflite")
+    r = api.compare(path, board="samd21", n=3, layers=True)
+    assert r.ok, str(r)
+
+
 REQUANT_TEST = r"""
 #include <stdio.h>
 #include <stdlib.h>

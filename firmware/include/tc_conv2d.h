@@ -65,7 +65,8 @@ typedef struct {
     const int32_t *shift;       /* [out_c] requantization shifts (TFLite sign: > 0 is left) */
     int8_t *col;                /* CONV_2D: arena scratch of 2 * k_h * k_w * in_c bytes for
                                    im2col (windows copied with the input zero point in the
-                                   padding), or NULL: direct loops */
+                                   padding), or NULL: direct loops; DEPTHWISE_CONV_2D
+                                   (tc_dwconv_s8_small): a block's padded copy, or NULL */
     int32_t inplace;            /* 1: the layer may run with out == in (same arena bytes);
                                    see "In place" above */
     int8_t *tmp;                /* inplace: arena scratch (disjoint from in / out) of

@@ -13,7 +13,8 @@
  * stride 1, output size == input size. The kernel runs in blocks of four channels, pixels in
  * raster order; input pixel j is last read by output pixel j + pad_h * in_w + pad_w, so outputs
  * wait in a ring (tmp, four-byte slots) of that many + 1 pixels before they are stored. The
- * per-pixel arithmetic is the ordinary path's, so results are identical.
+ * per-pixel arithmetic is the ordinary path's, so results are identical. (tc_dwconv_s8_small
+ * on ARMv6-M needs no ring: its temporary is a padded copy of the block, below.)
  */
 #ifndef TC_DEPTHWISE_H
 #define TC_DEPTHWISE_H
@@ -32,6 +33,17 @@ void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
  * (tc_dwconv3x3n_dsp): what the compiler calls for such 3x3 layers, so that other models do
  * not link that instance. */
 void tc_dwconv_s8_3x3n(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+/* The same layer over a small image with col (4-byte aligned) holding 4 * BH * BW bytes,
+ * BH = (out_h - 1) * stride_h + (k_h - 1) * dil_h + 1 and BW likewise: on ARMv6-M a block of
+ * four channels at a time through a zero-point-padded copy there (tc_depthwise_m0.c), in place
+ * too (col = tmp); what the compiler calls instead of tc_dwconv_s8 where it grants that buffer
+ * (ops/depthwise.py). Elsewhere tc_dwconv_s8 itself (col unused), so the other cores' code is
+ * the same. */
+#if defined(__ARM_ARCH_6M__) && !defined(TC_PORTABLE)
+void tc_dwconv_s8_small(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+#else
+#define tc_dwconv_s8_small tc_dwconv_s8
+#endif
 
 /* 1x1 DEPTHWISE_CONV_2D (any stride and depth multiplier; a 1x1 window never reaches the
  * padding), kernel firmware/kernels/tc_depthwise_1x1.c: output channel oc of output pixel

@@ -443,3 +443,75 @@ void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     }
     tc_dwconv_m0(p, in, out, 0);
 }
+
+/* tc_dwconv_s8_small: a small image (a MobileNet's last layers, 3x3 to 7x7) is mostly border,
+ * so tc_dwconv_m0 sends most windows through tc_dw_m0_window one by one and, in place, every
+ * output through the ring. Here each block of (up to) four channels is copied once to col,
+ * with the input zero point around it, over every tap any window reads (BH x BW taps of four
+ * bytes: the compiler's arena buffer, ops/depthwise.py); every pixel is then an interior one
+ * of the copy (two at a time where tc_m0_dw3x3_pair applies) and its outputs go straight to
+ * the output: in place too (col is then the layer's temporary, tmp), since a block's own
+ * input channels are all in the copy before its first output replaces them (in place means
+ * depth multiplier 1), as TinyEngine's in-place depthwise copies a channel at a time. Without
+ * col, or with rows not one apart (the copy takes them three at a time), tc_dwconv_s8_m0. */
+#if defined(__ARM_ARCH_6M__) /* elsewhere tc_dwconv_s8_small is tc_dwconv_s8 (tc_depthwise.h) */
+void tc_dwconv_s8_small(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    static const int32_t ident[4] = {0, 1, 2, 3};
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, DM = p->depth_mult;
+    const int32_t KH = p->k_h, KW = p->k_w, OH = p->out_h, OW = p->out_w;
+    const int32_t sh = p->stride_h, sw = p->stride_w, dh = p->dil_h, dw = p->dil_w;
+    const int32_t BH = (OH - 1) * sh + (KH - 1) * dh + 1, BW = (OW - 1) * sw + (KW - 1) * dw + 1;
+    const int32_t bxs = dw * 4, brs = dh * BW * 4, sx = sw * 4, sy = sh * BW * 4;
+    const int pairs = KH == 3 && KW == 3 && sw == 1 && dw == 1;
+    const int RQ = TC_M0_ONNX(p->shift[0]);
+    int8_t *const buf = p->col;
+    tc_dw_m0_q_t q;
+    int32_t n, c0, ic = 0, m = 0;
+    if (buf == 0 || BH < 3 || dh != 1) {
+        tc_dwconv_s8_m0(p, in, out);
+        return;
+    }
+    q.p = p;
+    q.xs = dw * C;
+    q.rs = dh * W * C;
+    q.wrs = KW * 4;
+    q.off = p->in_offset;
+    for (c0 = 0; c0 < OC; c0 += 4) {
+        const int32_t cn = OC - c0 < 4 ? OC - c0 : 4;
+        const int8_t *const wb = p->weights + (c0 >> 2) * KH * KW * 4;
+        int32_t icc[4], c;
+        for (c = 0; c < cn; c++) { /* input channel of output channel c0 + c */
+            icc[c] = ic;
+            if (++m == DM) {
+                m = 0;
+                ic++;
+            }
+        }
+        for (n = 0; n < p->batches; n++) {
+            const int8_t *x = buf;
+            int8_t *o = out + n * OH * OW * OC + c0;
+            int32_t oy, ox;
+            /* three rows at a time (rows dil_h = 1 apart), the last three rows at the end */
+            for (oy = 0; oy < BH; oy += 3) {
+                const int32_t y = oy < BH - 3 ? oy : BH - 3;
+                tc_dw_m0_window(p, in + n * H * W * C, y - p->pad_h, -p->pad_w, BW, c0, cn, icc,
+                                buf + y * BW * 4);
+            }
+            for (oy = 0; oy < OH; oy++, x = buf + oy * sy) {
+                for (ox = 0; ox < OW; ox++, x += sx, o += OC) {
+                    if (pairs && ox + 1 < OW) {
+                        TC_DW_M0_CALL(tc_dw_m0_pair, (&q, x, wb, c0, cn, ident, 4, brs, o, o + OC));
+                        ox++;
+                        x += sx;
+                        o += OC;
+                    } else {
+                        TC_DW_M0_CALL(tc_dw_m0_pixel,
+                                      (&q, x, wb, c0, cn, KH, KW, ident, bxs, brs, o));
+                    }
+                }
+            }
+        }
+    }
+}
+#endif

@@ -9,6 +9,13 @@ In place: with stride 1, depth multiplier 1 and an output as large as its input 
 size, dilation), the op can write its output over its input through a ring temporary of
 ``Window.ring_pixels`` slots of four bytes (the kernel runs in blocks of four channels).
 
+A small image (``padded_bytes`` up to ``DW_PADDED_MAX``: a MobileNet's last layers) runs
+``tc_dwconv_s8_small`` where it has an arena buffer for a zero-point-padded copy of one block
+of channels: the optional scratch out of place (granted where it costs no arena), the
+temporary in place (then at least that copy, not only the ring, as TinyEngine's in-place
+depthwise takes a padded channel). The Cortex-M0+ computes every pixel from that copy, no
+border case and no ring; the other cores run tc_dwconv_s8 and leave it unused.
+
 TFLM itself crashes on a DEPTHWISE_CONV_2D without bias; such models are accepted and tested
 against a zero-bias twin.
 
@@ -20,7 +27,7 @@ layout; not in place.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -121,13 +128,21 @@ def dwconv_s8(op: Op, g: Graph, geo: Window, w: np.ndarray, mults: list, shifts:
     wsum = np.asarray(w, np.int64).reshape(-1, oc).sum(axis=0)
     rq = requant(op, g, oc, wsum, mults, shifts)
     in_place = geo.stride1 and oc == c and geo.same_size and not x.is_const
-    return Depthwise(
+    d = Depthwise(
         macs=int(np.prod(o.shape, dtype=np.int64)) * kh * kw,
         in_place_scratch=int(geo.ring_pixels() * 4) if in_place else None,
         geo=geo,
         depth_mult=oc // c,
         rq=rq,
     )
+    # a small image: tc_dwconv_s8_small's padded copy, as the optional scratch out of place and
+    # as the temporary in place (instead of the ring, which it needs no more)
+    pad = padded_bytes(geo)
+    if kh * kw > 1 and pad <= DW_PADDED_MAX and kernel_of(d, False) == "tc_dwconv_s8":
+        d = replace(d, scratch=pad)
+        if in_place and kernel_of(d, True) == "tc_dwconv_s8":
+            d = replace(d, in_place_scratch=max(int(geo.ring_pixels() * 4), pad))
+    return d
 
 
 def lower_s8(op: Op, g: Graph, d: Depthwise, ctx: LowerCtx, choice: Choice, w: np.ndarray) -> str:
@@ -141,10 +156,34 @@ def lower_s8(op: Op, g: Graph, d: Depthwise, ctx: LowerCtx, choice: Choice, w: n
     blocks = ctx.array("weights", "int8_t", weight_blocks(w))
     fields = requant_fields(op, ctx, d.geo, d.rq, blocks)
     fields.update(groups=1, col="0", depth_mult=d.depth_mult)
-    if choice.in_place:
-        fields.update(inplace=1, tmp=ctx.scratch(choice.scratch_bytes(d)))
     kernel = kernel_of(d, choice.in_place)
+    # the padded copy of tc_dwconv_s8_small, where its bytes were reserved (a row band of a
+    # streamed layer needs no more than its whole image)
+    pad = padded_bytes(d.geo) if kernel == "tc_dwconv_s8" and d.scratch else None
+    if choice.in_place:
+        tmp = ctx.scratch(choice.scratch_bytes(d))
+        fields.update(inplace=1, tmp=tmp)
+        if pad is not None and pad <= (d.in_place_scratch or 0):
+            fields.update(col=f"(int8_t *){tmp}")
+            kernel = "tc_dwconv_s8_small"
+    elif pad is not None and choice.use_scratch and pad <= d.scratch:
+        fields.update(col=f"(int8_t *){ctx.scratch(choice.scratch_bytes(d))}")
+        kernel = "tc_dwconv_s8_small"
     return io_call(kernel, op, ctx, ctx.params("tc_conv_params_t", fields))
+
+
+DW_PADDED_MAX = 324  # bytes of tc_dwconv_s8_small's copy: a 3x3 window over 7x7 at stride 1
+
+
+def padded_bytes(g: Window) -> int:
+    """Bytes of tc_dwconv_s8_small's zero-point-padded copy of a block of four channels over
+    every tap a window reads (4 * BH * BW); more than ``DW_PADDED_MAX`` where its rows are not
+    one apart or fewer than three (the copy takes them three at a time)."""
+    rows = (g.out_h - 1) * g.stride_h + (g.k_h - 1) * g.dil_h + 1
+    cols = (g.out_w - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1
+    if g.dil_h != 1 or rows < 3:
+        return DW_PADDED_MAX + 1
+    return 4 * rows * cols
 
 
 DW3_TILE = {1: 29, 2: 15}  # tc_depthwise_dsp.c: outputs per buffer tile, (COLS - 4) / LS + 1
@@ -160,7 +199,10 @@ def kernel_of(d: Depthwise, in_place: bool) -> str:
     one to three channels); else ``tc_dwconv_s8_kxk`` where the any-window path may apply
     (windows up to 7x7, no dilation; its 5 KB are linked only where a layer calls it). On the
     Cortex-M0+ the kxk entry tries the path for depth multipliers in fours first
-    (tc_depthwise_m0.c's tc_dwconv_dm4_m0: such layers, windows up to 7x7, always take it)."""
+    (tc_depthwise_m0.c's tc_dwconv_dm4_m0: such layers, windows up to 7x7, always take it).
+    ``lower_s8`` turns ``tc_dwconv_s8`` into ``tc_dwconv_s8_small`` over a small image where
+    it has the arena buffer that needs (``padded_bytes``): on the Cortex-M0+ a padded copy of
+    each block, elsewhere tc_dwconv_s8 itself (a macro of tc_depthwise.h)."""
     g, rq = d.geo, d.rq
     vert = g.out_h > g.out_w
     ls, line = (g.stride_h, g.out_h) if vert else (g.stride_w, g.out_w)
