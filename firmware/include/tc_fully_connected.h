@@ -25,7 +25,9 @@ typedef struct {
     int32_t out_c;
     int32_t out_offset;
     int32_t act_min, act_max;
-    int32_t per_channel;        /* 1: mult/shift hold out_c entries, 0: one entry */
+    int32_t per_channel;        /* 1: mult/shift hold out_c entries, 0: one entry (four
+                                   copies of it for out_c >= 4: the ARMv6-M path reads
+                                   them for each block of four channels) */
     int32_t rq_smmlar;          /* 1: the DSP kernel may requantize with SMMLAR (the compiler
                                    checked the ranges: fully_connected.py, smmlar_ok) */
     const uint8_t *weights;     /* w + 128 in quads (above); word-aligned */

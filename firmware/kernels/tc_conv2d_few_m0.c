@@ -7,8 +7,9 @@
  * buffer, contiguous in the model's weight layout ([k_h][k_w][in_c]), the input zero point at
  * taps outside the image (they then add w * (zero_point + in_offset) = 0 to bias_eff, as the
  * reference's skipped tap); then each four output channels take one dot product over the
- * whole window and one tc_m0_out4. Window rows inside the image are copied a word at a time
- * where source and buffer share their alignment (ARMv6-M traps unaligned words), else bytes.
+ * whole window, and the outputs one tc_m0_outn call per block of up to sixteen. Window rows
+ * inside the image are copied a word at a time where source and buffer share their alignment
+ * (ARMv6-M traps unaligned words), else bytes.
  *
  * The window buffer is the layer's k_h * 4 * ceil(k_w * in_c / 4) <= 512 bytes at most
  * (ops/few.py), within every board's stack reserve.
@@ -68,21 +69,26 @@ void tc_conv_few_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     const int32_t oo = p->out_offset, lo = p->act_min, hi = p->act_max;
     uint32_t buf[TC_FEW_M0_WIN / 4];
     int8_t *win = (int8_t *)buf;
-    int32_t n, oy, ox, oc, i;
+    int32_t acc[TC_M0_OUTN], n, oy, ox, oc, i, k;
     for (n = 0; n < p->batches; n++) {
         const int8_t *img = in + n * H * W * C;
         for (oy = 0; oy < p->out_h; oy++) {
             const int32_t iy0 = oy * p->stride_h - p->pad_h;
             for (ox = 0; ox < p->out_w; ox++, out += OC) {
                 tc_few_m0_window(p, img, iy0, ox * p->stride_w - p->pad_w, win);
-                for (oc = 0; oc + 3 < OC; oc += 4) {
-                    int32_t a[4];
+                for (oc = 0, k = 0; oc + 3 < OC; oc += 4) {
+                    int32_t *const a = acc + k;
                     a[0] = p->bias_eff[oc];
                     a[1] = p->bias_eff[oc + 1];
                     a[2] = p->bias_eff[oc + 2];
                     a[3] = p->bias_eff[oc + 3];
                     tc_m0_dot14(win, p->weights + oc * K, K, K, a);
-                    tc_m0_out4(a, p->mult + oc, p->shift + oc, oo, lo, hi, out + oc);
+                    k += 4;
+                    if (k == TC_M0_OUTN || oc + 7 >= OC) { /* one requantization call a block */
+                        const int32_t c0 = oc + 4 - k;
+                        tc_m0_outn(acc, p->mult + c0, p->shift + c0, oo, lo, hi, out + c0, k);
+                        k = 0;
+                    }
                 }
                 for (; oc < OC; oc++) {
                     const int8_t *w = p->weights + oc * K;

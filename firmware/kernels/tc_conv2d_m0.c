@@ -135,15 +135,54 @@ __attribute__((noinline)) static void tc_m0_out4_onnx(const int32_t *a, const in
     }
 }
 
+/* Its TFLite instance, apart from the test where the build has the ONNX variant: the ONNX
+ * instance's deep calls then stack under the small frame of tc_m0_out4, not this one's (as
+ * GCC's partial inlining had split it); inline in a build without it. */
+#if TC_ONNX_VARIANT
+#define TC_M0_OUT4_TFL __attribute__((noinline)) static void
+#else
+#define TC_M0_OUT4_TFL TC_INLINE void
+#endif
+TC_M0_OUT4_TFL tc_m0_out4_tfl(const int32_t *a, const int32_t *mult, const int32_t *shift,
+                              int32_t oo, int32_t lo, int32_t hi, int8_t *o)
+{
+    int32_t k;
+    for (k = 0; k < 4; k++) {
+        o[k] = tc_out_s8_m0(a[k], mult[k], shift[k], oo, lo, hi);
+    }
+}
+
 void tc_m0_out4(const int32_t *a, const int32_t *mult, const int32_t *shift, int32_t oo,
                 int32_t lo, int32_t hi, int8_t *o)
 {
-    int32_t k;
     if (TC_M0_ONNX(shift[0])) {
         tc_m0_out4_onnx(a, mult, shift, oo, lo, hi, o);
         return;
     }
-    for (k = 0; k < 4; k++) {
+    tc_m0_out4_tfl(a, mult, shift, oo, lo, hi, o);
+}
+
+/* tc_m0_outn's ONNX instance. */
+__attribute__((noinline)) static void tc_m0_outn_onnx(const int32_t *a, const int32_t *mult,
+                                                      const int32_t *shift, int32_t oo,
+                                                      int32_t lo, int32_t hi, int8_t *o,
+                                                      int32_t n)
+{
+    int32_t k;
+    for (k = 0; k < n; k++) {
+        o[k] = tc_out_s8_m0v(a[k], mult[k], shift[k], oo, lo, hi, 1);
+    }
+}
+
+void tc_m0_outn(const int32_t *a, const int32_t *mult, const int32_t *shift, int32_t oo,
+                int32_t lo, int32_t hi, int8_t *o, int32_t n)
+{
+    int32_t k;
+    if (TC_M0_ONNX(shift[0])) {
+        tc_m0_outn_onnx(a, mult, shift, oo, lo, hi, o, n);
+        return;
+    }
+    for (k = 0; k < n; k++) {
         o[k] = tc_out_s8_m0(a[k], mult[k], shift[k], oo, lo, hi);
     }
 }
@@ -174,11 +213,11 @@ static void tc_conv_m0_pixel(const tc_conv_m0_geo_t *g, const int8_t *org, int8_
     const int32_t OC = p->out_c, KH = g->kh, KW = p->k_w, C = p->in_c, ws = g->wstride;
     const int32_t seg = g->seg, nseg = g->nseg, rstep = g->rstep, xstep = g->xstep;
     const int32_t oo = p->out_offset, lo = p->act_min, hi = p->act_max;
-    int32_t oc, ky, s;
+    int32_t acc[TC_M0_OUTN], oc, ky, s, k = 0;
     for (oc = 0; oc + 3 < OC; oc += 4) {
         const int8_t *w = p->weights + oc * ws;
         const int32_t *be = p->bias_eff + oc;
-        int32_t a[4];
+        int32_t *const a = acc + k;
         a[0] = be[0];
         a[1] = be[1];
         a[2] = be[2];
@@ -192,7 +231,12 @@ static void tc_conv_m0_pixel(const tc_conv_m0_geo_t *g, const int8_t *org, int8_
                 }
             }
         }
-        tc_m0_out4(a, p->mult + oc, p->shift + oc, oo, lo, hi, out + oc);
+        k += 4;
+        if (k == TC_M0_OUTN || oc + 7 >= OC) { /* requantized together: one call per block */
+            const int32_t c0 = oc + 4 - k;
+            tc_m0_outn(acc, p->mult + c0, p->shift + c0, oo, lo, hi, out + c0, k);
+            k = 0;
+        }
     }
     for (; oc < OC; oc++) {
         const int8_t *w = p->weights + oc * ws;

@@ -455,7 +455,8 @@ void tc_dwconv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
  * depth multiplier 1), as TinyEngine's in-place depthwise copies a channel at a time. Without
  * col, or with rows not one apart (the copy takes them three at a time), tc_dwconv_s8_m0. */
 #if defined(__ARM_ARCH_6M__) /* elsewhere tc_dwconv_s8_small is tc_dwconv_s8 (tc_depthwise.h) */
-void tc_dwconv_s8_small(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+__attribute__((noinline)) static void tc_dw_m0_small(const tc_conv_params_t *p,
+                                                     const int8_t *in, int8_t *out)
 {
     static const int32_t ident[4] = {0, 1, 2, 3};
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, DM = p->depth_mult;
@@ -468,10 +469,6 @@ void tc_dwconv_s8_small(const tc_conv_params_t *p, const int8_t *in, int8_t *out
     int8_t *const buf = p->col;
     tc_dw_m0_q_t q;
     int32_t n, c0, ic = 0, m = 0;
-    if (buf == 0 || BH < 3 || dh != 1) {
-        tc_dwconv_s8_m0(p, in, out);
-        return;
-    }
     q.p = p;
     q.xs = dw * C;
     q.rs = dh * W * C;
@@ -513,5 +510,16 @@ void tc_dwconv_s8_small(const tc_conv_params_t *p, const int8_t *in, int8_t *out
             }
         }
     }
+}
+
+/* The layer's own call: without col (or rows not one apart), tc_dwconv_s8_m0, from a frame
+ * of its own, so that neither path's stack holds the other's. */
+void tc_dwconv_s8_small(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    if (p->col == 0 || p->dil_h != 1 || (p->out_h - 1) * p->stride_h + p->k_h < 3) {
+        tc_dwconv_s8_m0(p, in, out);
+        return;
+    }
+    tc_dw_m0_small(p, in, out);
 }
 #endif

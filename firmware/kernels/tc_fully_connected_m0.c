@@ -150,12 +150,28 @@ static int32_t tc_fc_m0_xsum(const int8_t *x, int32_t n)
     return s;
 }
 
+/* a[k] += the last r < 4 inputs xt times channel k's r weights (from w, channel after
+ * channel), k < n. Out of line, shared by full and partial quads (in place of the full quads'
+ * loop it made GCC allocate the layer's main loop worse). */
+__attribute__((noinline)) static void tc_fc_m0_tail(const int8_t *xt, const uint8_t *w,
+                                                    int32_t r, int32_t n, int32_t *a)
+{
+    int32_t k, i;
+    for (k = 0; k < n; k++, w += r) {
+        int32_t t = a[k];
+        for (i = 0; i < r; i++) {
+            t += xt[i] * w[i];
+        }
+        a[k] = t;
+    }
+}
+
 void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t D = p->depth, OC = p->out_c, G = D >> 2, r = D & 3;
     const int32_t qs = p->per_channel ? 1 : 0;
     const int32_t lo = p->act_min, hi = p->act_max, oo = p->out_offset;
-    int32_t b, oc, k, i, g;
+    int32_t b, oc, k, g;
     for (b = 0; b < p->batches; b++) {
         const int8_t *x = in + b * D;
         int8_t *o = out + b * OC;
@@ -169,26 +185,17 @@ void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
             a[2] = be[2] + corr;
             a[3] = be[3] + corr;
             tc_fc_m0_dot4(x, p->weights + oc * D, G, a);
-            for (k = 0; r && k < 4; k++) {
-                for (i = 0; i < r; i++) {
-                    a[k] += x[4 * G + i] * *w++;
-                }
+            if (r) {
+                tc_fc_m0_tail(x + 4 * G, w, r, 4, a);
             }
-            if (qs) {
-                tc_m0_out4(a, p->mult + oc, p->shift + oc, oo, lo, hi, o + oc);
-            } else if (TC_M0_ONNX(p->shift[0])) { /* tc_qmath.h's ONNX variant */
-                for (k = 0; k < 4; k++) {
-                    o[oc + k] = tc_out_s8_m0v(a[k], p->mult[0], p->shift[0], oo, lo, hi, 1);
-                }
-            } else {
-                for (k = 0; k < 4; k++) {
-                    o[oc + k] = tc_out_s8_m0(a[k], p->mult[0], p->shift[0], oo, lo, hi);
-                }
-            }
+            /* per tensor the compiler repeats the multiplier and shift four times
+             * (tc_fully_connected.h) */
+            tc_m0_out4(a, p->mult + oc * qs, p->shift + oc * qs, oo, lo, hi, o + oc);
         }
         if (oc < OC) { /* a partial quad of n channels: groups of 4n bytes, then the tails */
             const int32_t n = OC - oc;
             const uint8_t *w = p->weights + oc * D;
+            int32_t a[4];
             for (k = 0; k < n; k++) {
                 int32_t acc = p->bias_eff[oc + k] + corr;
                 const uint8_t *wk = w + 4 * k;
@@ -196,12 +203,14 @@ void tc_fc_s8_m0(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
                     const int8_t *xg = x + 4 * g;
                     acc += xg[0] * wk[0] + xg[1] * wk[1] + xg[2] * wk[2] + xg[3] * wk[3];
                 }
-                wk = w + 4 * n * G + k * r;
-                for (i = 0; i < r; i++) {
-                    acc += x[4 * G + i] * wk[i];
-                }
-                o[oc + k] = tc_m0_out1(acc, p->mult[(oc + k) * qs], p->shift[(oc + k) * qs], oo,
-                                       lo, hi);
+                a[k] = acc;
+            }
+            if (r) {
+                tc_fc_m0_tail(x + 4 * G, w + 4 * n * G, r, n, a);
+            }
+            for (k = 0; k < n; k++) {
+                o[oc + k] = tc_m0_out1(a[k], p->mult[(oc + k) * qs], p->shift[(oc + k) * qs],
+                                       oo, lo, hi);
             }
         }
     }

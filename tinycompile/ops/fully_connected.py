@@ -185,7 +185,15 @@ def lower_s8(op: Op, g: Graph, d: FullyConnected, ctx: LowerCtx) -> str:
         # the kernel reads the re-laid-out weights only: the model's layout never reaches flash
         "weights": ctx.array("weights", "uint8_t", weight_quads(np.asarray(inp(op, g, 1).data))),
         "bias_eff": ctx.array("bias_eff", "int32_t", d.rq.bias_eff),
-        "mult": ctx.array("mult", "int32_t", d.rq.mult),
-        "shift": ctx.array("shift", "int32_t", d.rq.shift),
+        # per tensor: the one entry four times where there are blocks of four channels (the
+        # Cortex-M0+ requantizes them together)
+        "mult": ctx.array("mult", "int32_t", _four(d.rq.mult, d.out_c)),
+        "shift": ctx.array("shift", "int32_t", _four(d.rq.shift, d.out_c)),
     }
     return io_call("tc_fc_s8", op, ctx, ctx.params("tc_fc_params_t", fields))
+
+
+def _four(v: np.ndarray, out_c: int) -> np.ndarray:
+    """A per-tensor multiplier or shift repeated four times for a layer of at least four
+    channels (tc_fully_connected.h); per-channel ones as they are."""
+    return np.resize(v, 4) if v.size == 1 and out_c >= 4 else v
