@@ -162,15 +162,16 @@ void tc_m0_out4(const int32_t *a, const int32_t *mult, const int32_t *shift, int
     tc_m0_out4_tfl(a, mult, shift, oo, lo, hi, o);
 }
 
-/* tc_m0_outn's ONNX instance. */
+/* tc_m0_outn's ONNX instance (n a multiple of 4), four at a time: tc_m0_out4_onnx's loop of a
+ * constant count compiles better (the CONV_2D pixel calls tc_m0_out4 for an ONNX layer). */
 __attribute__((noinline)) static void tc_m0_outn_onnx(const int32_t *a, const int32_t *mult,
                                                       const int32_t *shift, int32_t oo,
                                                       int32_t lo, int32_t hi, int8_t *o,
                                                       int32_t n)
 {
     int32_t k;
-    for (k = 0; k < n; k++) {
-        o[k] = tc_out_s8_m0v(a[k], mult[k], shift[k], oo, lo, hi, 1);
+    for (k = 0; k < n; k += 4) {
+        tc_m0_out4_onnx(a + k, mult + k, shift + k, oo, lo, hi, o + k);
     }
 }
 
@@ -206,8 +207,10 @@ typedef struct {
 } tc_conv_m0_geo_t;
 
 /* All out_c outputs of one pixel whose window lies inside the image (or is an im2col copy):
- * org at the window's first tap, rows rstep apart, a row nseg runs of seg values xstep apart. */
-static void tc_conv_m0_pixel(const tc_conv_m0_geo_t *g, const int8_t *org, int8_t *out)
+ * org at the window's first tap, rows rstep apart, a row nseg runs of seg values xstep apart;
+ * outputs requantized nb (4 or TC_M0_OUTN, a constant) at a time. */
+TC_INLINE void tc_conv_m0_pixel_nb(const tc_conv_m0_geo_t *g, const int8_t *org, int8_t *out,
+                                   const int32_t nb)
 {
     const tc_conv_params_t *p = g->p;
     const int32_t OC = p->out_c, KH = g->kh, KW = p->k_w, C = p->in_c, ws = g->wstride;
@@ -232,7 +235,10 @@ static void tc_conv_m0_pixel(const tc_conv_m0_geo_t *g, const int8_t *org, int8_
             }
         }
         k += 4;
-        if (k == TC_M0_OUTN || oc + 7 >= OC) { /* requantized together: one call per block */
+        if (nb == 4) {
+            tc_m0_out4(a, p->mult + oc, p->shift + oc, oo, lo, hi, out + oc);
+            k = 0;
+        } else if (k == nb || oc + 7 >= OC) { /* requantized together: one call per block */
             const int32_t c0 = oc + 4 - k;
             tc_m0_outn(acc, p->mult + c0, p->shift + c0, oo, lo, hi, out + c0, k);
             k = 0;
@@ -250,6 +256,17 @@ static void tc_conv_m0_pixel(const tc_conv_m0_geo_t *g, const int8_t *org, int8_
             }
         }
         out[oc] = tc_m0_out1(acc, p->mult[oc], p->shift[oc], oo, lo, hi);
+    }
+}
+
+/* tc_conv_m0_pixel_nb's two instances: an ONNX layer's requantization (tc_m0_out4_onnx) four
+ * outputs a call, as before blocks existed (in blocks GCC compiled the ONNX instance worse). */
+static void tc_conv_m0_pixel(const tc_conv_m0_geo_t *g, const int8_t *org, int8_t *out)
+{
+    if (TC_M0_ONNX(g->p->shift[0])) {
+        tc_conv_m0_pixel_nb(g, org, out, 4);
+    } else {
+        tc_conv_m0_pixel_nb(g, org, out, TC_M0_OUTN);
     }
 }
 

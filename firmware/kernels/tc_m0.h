@@ -79,9 +79,9 @@ int8_t tc_m0_out1(int32_t acc, int32_t mult, int32_t shift, int32_t oo, int32_t 
  * requantization would spill. */
 void tc_m0_out4(const int32_t *a, const int32_t *mult, const int32_t *shift, int32_t oo,
                 int32_t lo, int32_t hi, int8_t *o);
-/* The same for n outputs: a CONV_2D pixel's in blocks of up to TC_M0_OUTN, one call each (a
- * call costs about 20 instructions). The FULLY_CONNECTED loop keeps tc_m0_out4: a block there
- * cost more registers and stack than the calls it saved (measured). */
+/* The same for n outputs, n a multiple of 4: a CONV_2D pixel's in blocks of up to TC_M0_OUTN,
+ * one call each (a call costs about 20 instructions). The FULLY_CONNECTED loop keeps
+ * tc_m0_out4: a block there cost more registers and stack than the calls it saved (measured). */
 #define TC_M0_OUTN 16
 void tc_m0_outn(const int32_t *a, const int32_t *mult, const int32_t *shift, int32_t oo,
                 int32_t lo, int32_t hi, int8_t *o, int32_t n);
