@@ -25,7 +25,7 @@
  * window's rows (tc_conv_pair_dsp: no column needed), a border pixel only its taps inside the
  * image with the input offset added as they are unpacked (tc_conv_edge, tc_dot14v_s8);
  * requantization uses tc_out_s8_dsp (tc_requant's arithmetic, fewer instructions). ARMv6-M:
- * tc_conv2d_m0.c. 16x8 (tc_conv_s16): tc_conv2d_int16.c.
+ * tc_conv2d_m0.c (these loops: grouped layers only). 16x8 (tc_conv_s16): tc_conv2d_int16.c.
  *
  * Without an im2col scratch (refused at the SRAM peak) a k x k layer with a small window
  * (k_h * k_w * in_c <= TC_CONV_OUTCOL_MAX_K) copies its windows into its own output's tail,
@@ -511,14 +511,7 @@ static void tc_conv_pw_inplace(const tc_conv_geo_t *g, const int8_t *in, int8_t 
 
 #undef TC_PW
 #endif
-
-#if defined(__ARM_ARCH_6M__)
-/* ARMv6-M: tc_conv2d_m0.c runs every layer without groups, all the compiler sends here
- * (tc_conv2d.h); the loops below are tc_conv_s8_grouped, linked only by grouped layers. */
-void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
-{
-    (void)tc_conv_s8_m0(p, in, out);
-}
+#if defined(__ARM_ARCH_6M__) /* tc_conv_s8: tc_conv2d_m0.c */
 #define TC_CONV_LOOPS tc_conv_s8_grouped
 #else
 #define TC_CONV_LOOPS tc_conv_s8

@@ -488,3 +488,13 @@ int tc_conv_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     }
     return 1;
 }
+
+#if defined(__ARM_ARCH_6M__)
+/* ARMv6-M's CONV_2D entry: every layer without groups, all the compiler sends here
+ * (tc_conv2d.h); tc_conv2d.c's portable loops are tc_conv_s8_grouped, linked only by grouped
+ * layers. */
+void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    (void)tc_conv_s8_m0(p, in, out);
+}
+#endif
