@@ -14,7 +14,7 @@
  *   - no division; windows of at most TC_CONV_M0_WIN bytes (few input channels) copied to the
  *     stack with the zero point in the padding, so each four channels take one dot product;
  *   - tc_requant is tc_requant16 here (tc_qmath.h): no 64x64-bit multiply; an ONNX layer's
- *     (tc_qmath.h's ONNX variant) is chosen once per tc_m0_out4 call (tc_m0.h).
+ *     (tc_qmath.h's ONNX variant) is chosen once per tc_m0_out4 / tc_m0_outn call (tc_m0.h).
  * Handled here: groups == 1 (direct, im2col, and both in-place layouts of tc_conv2d.h, with the
  * same scratch). Grouped convolutions return 0: the compiler calls tc_conv_s8_grouped for them,
  * the portable loops (tc_conv2d.h), which other models then do not link.
@@ -162,25 +162,14 @@ void tc_m0_out4(const int32_t *a, const int32_t *mult, const int32_t *shift, int
     tc_m0_out4_tfl(a, mult, shift, oo, lo, hi, o);
 }
 
-/* tc_m0_outn's ONNX instance (n a multiple of 4), four at a time: tc_m0_out4_onnx's loop of a
- * constant count compiles better (the CONV_2D pixel calls tc_m0_out4 for an ONNX layer). */
-__attribute__((noinline)) static void tc_m0_outn_onnx(const int32_t *a, const int32_t *mult,
-                                                      const int32_t *shift, int32_t oo,
-                                                      int32_t lo, int32_t hi, int8_t *o,
-                                                      int32_t n)
-{
-    int32_t k;
-    for (k = 0; k < n; k += 4) {
-        tc_m0_out4_onnx(a + k, mult + k, shift + k, oo, lo, hi, o + k);
-    }
-}
-
 void tc_m0_outn(const int32_t *a, const int32_t *mult, const int32_t *shift, int32_t oo,
                 int32_t lo, int32_t hi, int8_t *o, int32_t n)
 {
     int32_t k;
-    if (TC_M0_ONNX(shift[0])) {
-        tc_m0_outn_onnx(a, mult, shift, oo, lo, hi, o, n);
+    if (TC_M0_ONNX(shift[0])) { /* four at a time (the CONV_2D pixel gives such layers fours) */
+        for (k = 0; k < n; k += 4) {
+            tc_m0_out4_onnx(a + k, mult + k, shift + k, oo, lo, hi, o + k);
+        }
         return;
     }
     for (k = 0; k < n; k++) {
@@ -340,9 +329,9 @@ static __attribute__((noinline)) void tc_conv_m0_border(const tc_conv_m0_geo_t *
     }
 }
 
-/* col[0 .. n): the input zero point zp over [0, a) and [e, n), src's bytes over [a, e) (a word
- * at a time on long runs whose alignments agree). Explicit loops, not memcpy / memset calls:
- * runs are a few bytes (a one-channel spectrogram's window rows), where a call costs more. */
+/* col[0 .. n): the input zero point zp over [0, a) and [e, n), src's bytes over [a, e).
+ * Explicit byte loops, not memcpy / memset calls: runs are a few bytes (a one-channel
+ * spectrogram's window rows), where a call costs more. */
 __attribute__((noinline, optimize("no-tree-loop-distribute-patterns"))) static void
 tc_conv_m0_run(int8_t *col, const int8_t *src, int32_t a, int32_t e, int32_t n, int8_t zp)
 {
