@@ -13,7 +13,7 @@ Prints a table: function, instructions, share of the run, instructions per MAC o
 on (the kernels' own helper functions, not inlined at -O2, are their own rows).
 
 Run from the repository root: ``python benchmarks/profile_functions.py MODEL [--board B]
-[--top N] [--seed S] [--stream auto|off|min] [--json]``.
+[--top N] [--seed S] [--stream auto|off|min] [--speed-sram BYTES|max] [--json]``.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ if str(ROOT) not in sys.path:
 from benchmarks.bench_emulator import resolve_model  # noqa: E402
 from tinycompile import api  # noqa: E402
 from tinycompile.build import build_firmware  # noqa: E402
+from tinycompile.cli.args import speed_bytes  # noqa: E402
 from tinycompile.run.emulator import qemu_command  # noqa: E402
 from tinycompile.run.inputs import make_inputs  # noqa: E402
 from tinycompile.run.ioformat import pack_inputs  # noqa: E402
@@ -50,11 +51,17 @@ def _count(fifo: Path, counts: Counter[str]) -> None:
 
 
 def profile(
-    model: Path, board: str, *, seed: int = 0, stream: str = "auto", timeout_s: float = 1800
+    model: Path,
+    board: str,
+    *,
+    seed: int = 0,
+    stream: str = "auto",
+    speed: int | None = 0,
+    timeout_s: float = 1800,
 ) -> tuple[Counter[str], int]:
     """Instructions per function of one inference (and start-up and I/O) on ``board``'s
     emulator build of ``model``; also the model's MACs."""
-    p = api.plan(model, board=board, stream=stream)
+    p = api.plan(model, board=board, stream=stream, speed=speed)
     macs = sum(la.macs for la in p.layers)
     with tempfile.TemporaryDirectory(prefix="tc_prof_") as td:
         wd = Path(td)
@@ -97,10 +104,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top", type=int, default=20, help="rows (default 20)")
     ap.add_argument("--seed", type=int, default=0, help="the random input's seed")
     ap.add_argument("--stream", default="auto", help="the planner's streaming mode")
+    ap.add_argument(
+        "--speed-sram",
+        type=speed_bytes,
+        default=0,
+        help="arena bytes the planner may spend on speed (as `plan --speed-sram`)",
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     a = ap.parse_args(argv)
     model = resolve_model(a.model)
-    counts, macs = profile(model, a.board, seed=a.seed, stream=a.stream)
+    counts, macs = profile(model, a.board, seed=a.seed, stream=a.stream, speed=a.speed_sram)
     if a.json:
         d = {"model": model.name, "board": a.board, "macs": macs, "functions": dict(counts)}
         print(json.dumps(d, indent=1))

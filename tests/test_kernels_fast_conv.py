@@ -26,7 +26,14 @@ of 4, odd widths and pixel counts, padding, strides 1 and 2, depths not a multip
   input offset added as they are unpacked (``ring*``, ``edge_dil`` with a dilation down the
   rows, ``edge_k5_s2``); over fewer: the whole window on the stack (``first_c5``);
 - interior pixels of the direct loops and of the in-place ring in pairs: two pixels x two
-  channels over the window's rows (``tc_dot22r_s8``: ``ring``, ``pw_plain``, ``edge_k5_s2``).
+  channels over the window's rows (``tc_dot22r_s8``: ``ring``, ``pw_plain``, ``edge_k5_s2_c18``).
+
+Since layers whose every pixel can go through the column GEMM call ``tc_conv_s8_col`` (k x k
+ones over in_c % 4 == 0 channels without a column take it in chunks on the stack, for all their
+pixels or those past the output's tail: tests/test_kernels_fast_chunk.py), the direct loops and
+the ring are reached here by windows over other channel counts (``ring``, ``edge_dil13``,
+``edge_k5_s2_c18``, ``dil_w11``); their twins over multiples of 4 check the chunks on the same
+shapes.
 """
 
 from __future__ import annotations
@@ -160,12 +167,14 @@ def _nets() -> dict[str, _Net]:
         # pixel (width 5), channels beyond the last block of 2s (10 = 8 + 2, 7 = 6 + 1); over
         # 14 and 16 channels (10 takes tc_conv_pw_s8)
         "pw_strided": _Net((1, 5, 9, 14), 8).conv(10, 1, 2, act="RELU").conv(16, 1).conv(7, 1, 3),
-        # k x k in place (stride 1, SAME, out_c <= in_c): the output ring, interior pixels in
-        # pairs (their outputs on the stack), borders and lone pixels one at a time
-        "ring": _Net((1, 7, 9, 12), 4).conv(12, 3, act="RELU").conv(10, 3).conv(5, (3, 5)),
-        # the ring over wide windows, each layer alone (at the peak: no column): 5x5 over 24
-        # channels (K = 600), 7x7 (K = 1176), borders over their taps inside the image
-        "ring_k5": _Net((1, 7, 6, 24), 12).conv(24, 5, act="RELU6"),
+        # k x k in place (stride 1, SAME, out_c <= in_c) without a column, over channel counts
+        # that are not multiples of 4 (those take the column in chunks on the stack:
+        # tests/test_kernels_fast_chunk.py): the output ring, interior pixels in pairs (their
+        # outputs on the stack), borders and lone pixels one at a time
+        "ring": _Net((1, 7, 9, 10), 4).conv(10, 3, act="RELU").conv(9, 3).conv(5, (3, 5)),
+        # the ring over wide windows, each layer alone (at the peak: no column): 5x5 over 22
+        # channels (K = 550), 7x7 (K = 1176), borders over their taps inside the image
+        "ring_k5": _Net((1, 7, 6, 22), 12).conv(22, 5, act="RELU6"),
         "ring_k7": _Net((1, 7, 6, 24), 13).conv(20, 7),
         # ... and window rows of 360 values (5 x 72)
         "ring_k5_wide": _Net((1, 5, 4, 72), 14).conv(16, 5, act="RELU"),
@@ -174,8 +183,12 @@ def _nets() -> dict[str, _Net]:
         # block of four over channels again, a whole window row above the image with a
         # dilation of 3 down the rows); interior pixels in pairs (tc_conv_pair_dsp) at stride
         # 2, a lone last channel
+        # (over 12 and 16 channels the first layers take the chunks; their twins over 13 and
+        # 18 the direct loops)
         "edge_dil": _Net((1, 9, 7, 12), 15).conv(9, 3, act="RELU", dil_h=3).conv(7, 3, 2),
+        "edge_dil13": _Net((1, 9, 7, 13), 15).conv(9, 3, act="RELU", dil_h=3).conv(7, 3, 2),
         "edge_k5_s2": _Net((1, 11, 13, 16), 16).conv(13, 5, 2, act="RELU6").conv(8, 3),
+        "edge_k5_s2_c18": _Net((1, 11, 13, 18), 16).conv(13, 5, 2, act="RELU6").conv(8, 3),
         # dilation across (window rows not contiguous): one pixel at a time, four channels per
         # pass over tap segments then up to three lone channels; borders by the reference loops
         # VALID, at the peak: the column in the output's tail, its last pixels (a lone one at
@@ -189,6 +202,7 @@ def _nets() -> dict[str, _Net]:
         .conv(10, (1, 3), 1, "SAME", "RELU6")
         .conv(24, (2, 1), 2, "VALID", "RELU6"),
         "dil_w": _Net((1, 7, 12, 12), 17).conv(7, 3, dil_w=2).conv(6, (1, 3), dil_w=3),
+        "dil_w11": _Net((1, 7, 12, 11), 17).conv(7, 3, dil_w=2).conv(6, (1, 3), dil_w=3),
         # FULLY_CONNECTED (its own paths: tests/test_kernels_fast_fc.py): one row, three rows,
         # depths 37 and 9
         # the int16 column GEMM (tc_conv2d_dsp.c): a first layer at the peak through a column

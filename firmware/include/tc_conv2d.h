@@ -86,6 +86,18 @@ void tc_conv_s8_grouped(const tc_conv_params_t *p, const int8_t *in, int8_t *out
 #else
 #define tc_conv_s8_grouped tc_conv_s8
 #endif
+/* The same for layers the compiler sends through the column GEMM for every pixel
+ * (ops/conv2d.py, col_entry): tc_conv_s8_col with a granted column or a whole one on the stack,
+ * tc_conv_s8_chunk with one in chunks on the stack. On cores with the DSP extension they are
+ * tc_conv2d_dsp.c's, which leave tc_conv_s8's other loops (and each other's) unlinked where
+ * no layer needs them; elsewhere tc_conv_s8 itself. */
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(TC_PORTABLE)
+void tc_conv_s8_col(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+void tc_conv_s8_chunk(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+#else
+#define tc_conv_s8_col tc_conv_s8
+#define tc_conv_s8_chunk tc_conv_s8
+#endif
 
 /* CONV_2D over few input channels (kernels/tc_conv2d_few*.c; the compiler chooses it:
  * tinycompile/ops/few.py): groups 1, dil_w 1, not in place, no col; in_c * k_w <= 16 and

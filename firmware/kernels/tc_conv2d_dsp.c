@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "tc_conv2d.h"
+#include "tc_gemm22_dsp.h"
 #include "tc_kernel_util.h"
 
 #if TC_DSP
@@ -139,6 +140,68 @@ void tc_col16_window(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, 
     }
 }
 
+/* Values [k0, k0 + n) of the window whose top-left tap is input (iy0, ix0) into pixel slot 0
+ * or 1 from col's first group (in_c % 4 == 0; k0, n multiples of 4): a part of what
+ * tc_col16_window writes, for tc_conv2d_chunk_dsp.c's column chunks. */
+void tc_col16_part(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
+                   int32_t k0, int32_t n, int16_t *col, int32_t slot)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, KW = p->k_w;
+    const int32_t zp = -p->in_offset;
+    int16_t *s = col + 4 * slot;
+    int32_t t, c;
+    if (p->dil_w == 1 && iy0 >= 0 && iy0 + (p->k_h - 1) * p->dil_h < H && ix0 >= 0 &&
+        ix0 + KW <= W) {
+        /* the whole window inside: a run per window row */
+        const int32_t R = KW * C;
+        int32_t ky = k0 / R, off = k0 - ky * R;
+        while (n > 0) {
+            const int32_t m = R - off < n ? R - off : n;
+            const int8_t *src = img + ((iy0 + ky * p->dil_h) * W + ix0) * C + off;
+            uint32_t *d = (uint32_t *)(void *)s;
+            int32_t g;
+            for (g = m / 4; g >= 2; g -= 2) { /* two groups a pass */
+                const uint32_t v0 = tc_ld32(src), v1 = tc_ld32(src + 4);
+                d[0] = tc_sxtb16_lo(v0);
+                d[1] = tc_sxtb16_hi(v0);
+                d[4] = tc_sxtb16_lo(v1);
+                d[5] = tc_sxtb16_hi(v1);
+                src += 8;
+                d += 8;
+            }
+            s = g ? tc_col16_run(src, 1, (int16_t *)(void *)d) : (int16_t *)(void *)d;
+            n -= m;
+            off = 0;
+            ky++;
+        }
+        return;
+    }
+    t = k0 / C;
+    c = k0 - t * C; /* the tap and the channel within it */
+    while (n > 0) {
+        const int32_t ky = t / KW, kx = t - ky * KW;
+        const int32_t iy = iy0 + ky * p->dil_h, ix = ix0 + kx * p->dil_w;
+        int32_t m = C - c; /* values of this tap, or of the rest of its row when inside */
+        if (iy < 0 || iy >= H || ix < 0 || ix >= W) {
+            m = m < n ? m : n;
+            s = tc_col16_fill(zp, m / 4, s);
+            t++;
+        } else {
+            int32_t taps = 1;
+            if (p->dil_w == 1) { /* the row's next taps inside the image follow in memory */
+                taps = KW - kx;
+                taps = ix + taps <= W ? taps : W - ix;
+                m += (taps - 1) * C;
+            }
+            m = m < n ? m : n;
+            s = tc_col16_run(img + (iy * W + ix) * C + c, m / 4, s);
+            t += (c + m) / C;
+        }
+        n -= m;
+        c = 0;
+    }
+}
+
 void tc_col16_pixels(const int8_t *x, int32_t c, int16_t *col, int32_t slot)
 {
     const int32_t n = c / 4, r = c % 4;
@@ -152,29 +215,8 @@ void tc_col16_pixels(const int8_t *x, int32_t c, int16_t *col, int32_t slot)
 
 /* a[0..3] (pixel 0 x channels 0, 1; pixel 1 x channels 0, 1) += ng >= 1 groups of col against
  * the weights w (channel 0) and w + kd (channel 1; kd = 0 repeats channel 0 for a lone last
- * channel). A naked function in assembly: the step needs all fourteen registers, with the
- * column group in r8-r11 so that one LDM loads it (a register list must ascend, which inline
- * assembly cannot promise): LDM + 2 LDR + 4 SXTB16 + 8 SMLAD = 15 instructions for 16 MACs,
- * two steps per loop pass, an odd count entering at the second. AAPCS: r0 col, r1 w, r2 kd,
- * r3 ng, a on the stack. */
-#define TC_G22_STEP                                                                             \
-    "ldm     r0!, {r8, r9, r10, r11}\n\t" /* pixel 0 [x0 x2] [x1 x3], pixel 1 the same */      \
-    "ldr     r12, [r1, r2]\n\t"           /* channel 1: four weights */                        \
-    "sxtb16  lr, r12\n\t"                                                                       \
-    "sxtb16  r12, r12, ror #8\n\t"                                                              \
-    "smlad   r5, r8, lr, r5\n\t"                                                                \
-    "smlad   r7, r10, lr, r7\n\t"                                                               \
-    "smlad   r5, r9, r12, r5\n\t"                                                               \
-    "smlad   r7, r11, r12, r7\n\t"                                                              \
-    "ldr     r12, [r1], #4\n\t" /* channel 0 */                                                 \
-    "sxtb16  lr, r12\n\t"                                                                       \
-    "sxtb16  r12, r12, ror #8\n\t"                                                              \
-    "smlad   r4, r8, lr, r4\n\t"                                                                \
-    "smlad   r6, r10, lr, r6\n\t"                                                               \
-    "smlad   r4, r9, r12, r4\n\t"                                                               \
-    "smlad   r6, r11, r12, r6\n\t"
-
-#define TC_ARG __attribute__((unused)) /* read by the assembly, not by name */
+ * channel), two steps TC_G22_STEP (tc_gemm22_dsp.h) per loop pass, an odd count entering at the
+ * second. AAPCS: r0 col, r1 w, r2 kd, r3 ng, a on the stack. */
 __attribute__((naked, noinline)) static void tc_gemm22_col16(TC_ARG const int16_t *col,
                                                              TC_ARG const int8_t *w,
                                                              TC_ARG int32_t kd, TC_ARG int32_t ng,
@@ -192,8 +234,7 @@ __attribute__((naked, noinline)) static void tc_gemm22_col16(TC_ARG const int16_
                      "stm     r12, {r4, r5, r6, r7}\n\t"
                      "pop     {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n\t");
 }
-#undef TC_G22_STEP
-#undef TC_ARG
+
 
 void tc_conv_col16_pair(const tc_conv_params_t *p, const int16_t *col, int32_t k, int8_t *o0,
                         int8_t *o1)
@@ -296,15 +337,11 @@ static void tc_conv_pw_inplace_col16(const tc_conv_params_t *p, const int8_t *in
     }
 }
 
-/* The k x k in-place ring (tc_conv_ring_inplace) with a column buffer: outputs i, i + 1 are
- * computed together once both windows are in col; their slots' pending outputs i - D and
- * i + 1 - D are stored first (input pixel i + 1 - D was last read by output i's window, which
- * col now holds), so the ring keeps its R = min(D, H * W) slots. */
-static void tc_conv_ring_col16(const tc_conv_params_t *p, int8_t *buf, int16_t *col)
+void tc_conv_ring_pairs(const tc_conv_params_t *p, int8_t *buf, tc_ring_load_t load,
+                       tc_ring_emit_t emit, void *ctx)
 {
     const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, HW = H * W;
     const int32_t D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW;
-    const int32_t K = p->k_h * p->k_w * C;
     int8_t *const ring = p->tmp;
     int32_t n, i, k;
     for (n = 0; n < p->batches; n++) {
@@ -314,23 +351,44 @@ static void tc_conv_ring_col16(const tc_conv_params_t *p, int8_t *buf, int16_t *
         for (i = 0; i < HW; i += 2) {
             const int two = i + 1 < HW;
             const int32_t s1 = s0 + 1 == R ? 0 : s0 + 1;
-            tc_col16_window(p, img, i / W - p->pad_h, i % W - p->pad_w, col, 0);
-            if (two) {
-                tc_col16_window(p, img, (i + 1) / W - p->pad_h, (i + 1) % W - p->pad_w, col, 1);
-            }
+            load(p, img, i, two, ctx);
             if (i >= D) {
                 memcpy(dst + (i - D) * OC, ring + s0 * OC, (size_t)OC);
             }
-            if (two && i + 1 >= D) {
-                memcpy(dst + (i + 1 - D) * OC, ring + s1 * OC, (size_t)OC);
+            if (two && s1 == s0) {
+                /* one slot (D = 1: no padding above or left, a 1x2 or 2x1 window): output i
+                 * straight to its place (its bytes cover input pixels <= i, which no later
+                 * window reads), i + 1 to the slot */
+                emit(p, ctx, dst + i * OC, ring + s0 * OC);
+            } else {
+                if (two && i + 1 >= D) {
+                    memcpy(dst + (i + 1 - D) * OC, ring + s1 * OC, (size_t)OC);
+                }
+                emit(p, ctx, ring + s0 * OC, two ? ring + s1 * OC : 0);
             }
-            tc_conv_col16_pair(p, col, K, ring + s0 * OC, two ? ring + s1 * OC : 0);
             s0 = !two ? s1 : (s1 + 1 == R ? 0 : s1 + 1);
         }
         for (k = HW - R; k < HW; k++) {
             memcpy(dst + k * OC, ring + (k % R) * OC, (size_t)OC);
         }
     }
+}
+
+/* The ring with a column buffer (ctx): the pair's windows into it, then its GEMM. */
+static void tc_ring_col16_load(const tc_conv_params_t *p, const int8_t *img, int32_t i, int two,
+                               void *ctx)
+{
+    const int32_t W = p->in_w;
+    tc_col16_window(p, img, i / W - p->pad_h, i % W - p->pad_w, (int16_t *)ctx, 0);
+    if (two) {
+        tc_col16_window(p, img, (i + 1) / W - p->pad_h, (i + 1) % W - p->pad_w, (int16_t *)ctx,
+                        1);
+    }
+}
+
+static void tc_ring_col16_emit(const tc_conv_params_t *p, void *ctx, int8_t *o0, int8_t *o1)
+{
+    tc_conv_col16_pair(p, (const int16_t *)ctx, p->k_h * p->k_w * p->in_c, o0, o1);
 }
 
 /* Smallest window (k_h * k_w * in_c) worth the int16 column GEMM out of place: below it the
@@ -400,7 +458,7 @@ int32_t tc_conv_s8_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         if (col == 0) {
             return 0;
         }
-        tc_conv_ring_col16(p, out, col); /* a column buffer beside the ring */
+        tc_conv_ring_pairs(p, out, tc_ring_col16_load, tc_ring_col16_emit, col); /* beside the ring */
         return npix;
     }
     if (p->groups == 1 && K >= TC_COL16_MIN_K) {
@@ -442,6 +500,67 @@ int32_t tc_conv_s8_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         return npix;
     }
     return 0;
+}
+
+/* tc_conv2d.h: the compiler's entries for layers whose every pixel goes through the column GEMM
+ * (ops/conv2d.py, col_entry), leaving out tc_conv_s8's direct loops, rings and pointwise loops,
+ * so that a model whose convolutions all come here links none of them. tc_conv_s8_col: with
+ * the planner's column buffer (in place beside the ring or the pointwise temp, or out of
+ * place), or a whole column on the stack. tc_conv_s8_chunk: k x k layers without one whose
+ * column is too large for the stack, through the column in chunks on the stack
+ * (tc_conv2d_chunk_dsp.c): in place through the ring; out of place for every pixel, or for
+ * those past a column in the output's tail. A layer outside its entry's cases is a compiler
+ * error: it traps (a HardFault on a board, a failed run in QEMU). */
+void tc_conv_s8_col(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t C = p->in_c, OC = p->out_c;
+    const int32_t K = p->k_h * p->k_w * C, npix = p->batches * p->out_h * p->out_w;
+    int16_t *const col = (int16_t *)(void *)p->col;
+    if (p->inplace && p->k_h == 1 && p->k_w == 1 &&
+        tc_pw_overlap(in, out, p->batches * p->in_h * p->in_w, C, OC)) {
+        if (col != 0) {
+            tc_conv_pw_inplace_col16(p, in, out, col);
+            return;
+        }
+    } else if (p->inplace && in == out) {
+        if (col != 0) {
+            tc_conv_ring_pairs(p, out, tc_ring_col16_load, tc_ring_col16_emit, col);
+            return;
+        }
+    } else if (p->groups == 1 && col != 0) {
+        /* (a window under TC_COL16_MIN_K values only for a pointwise layer the planner meant
+         * to run in place whose output misses its input) */
+        tc_conv_col16(p, in, out, col, npix);
+        return;
+    } else if (p->groups == 1 && K >= TC_COL16_MIN_K && tc_col16_bytes(K, C) <= TC_PW_STACK_COL) {
+        tc_conv_col16_stack(p, in, out, npix);
+        return;
+    }
+    __builtin_trap();
+}
+
+void tc_conv_s8_chunk(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t OC = p->out_c, npix = p->batches * p->out_h * p->out_w;
+    if (p->col == 0 && tc_conv_chunk_ok(p)) {
+        if (p->inplace && in == out) {
+            tc_conv_ring_chunk(p, out);
+            return;
+        }
+        if (!p->inplace) {
+            const int32_t cb = tc_col16_bytes(p->k_h * p->k_w * p->in_c, p->in_c);
+            const int32_t t = (cb + 7 + OC - 1) / OC;
+            int32_t n = 0;
+            if (t + 2 <= npix && 4 * t <= npix) { /* as tc_conv_s8_dsp: the column in the tail */
+                const uintptr_t at = (uintptr_t)(out + (npix - t) * OC);
+                n = npix - t;
+                tc_conv_col16(p, in, out, (int16_t *)((at + 7u) & ~(uintptr_t)7u), n);
+            }
+            tc_conv_chunk_range(p, in, out, n, npix); /* the rest: chunks */
+            return;
+        }
+    }
+    __builtin_trap();
 }
 
 #endif /* TC_DSP */

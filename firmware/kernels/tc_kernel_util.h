@@ -165,6 +165,29 @@ void tc_dwconv_block4_dsp(const tc_conv_params_t *p, const int8_t *x, const int8
 void tc_col16_window(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
                      int16_t *col, int32_t slot);
 void tc_col16_pixels(const int8_t *x, int32_t c, int16_t *col, int32_t slot);
+/* tc_col16_part: values [k0, k0 + n) of a window (in_c % 4 == 0) into a slot of col's first
+ * groups (for tc_conv2d_chunk_dsp.c's chunks). */
+void tc_col16_part(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
+                   int32_t k0, int32_t n, int16_t *col, int32_t slot);
+/* tc_conv2d_dsp.c: the in-place ring walk of the column paths (a stride-1 same-size k x k layer
+ * with out_c <= in_c, tc_conv2d_inplace.c's ring of R = min(D, H * W) slots, D = pad_h * W +
+ * pad_w + 1): per pair of outputs i, i + 1 (two == 0: i alone), load reads every input byte
+ * they need (into ctx); then the pending outputs of their slots (i - D and i + 1 - D, whose
+ * bytes cover input those windows read) are stored, and emit writes the pair into the slots
+ * (o1 == 0: i alone). */
+typedef void (*tc_ring_load_t)(const tc_conv_params_t *p, const int8_t *img, int32_t i,
+                               int two, void *ctx);
+typedef void (*tc_ring_emit_t)(const tc_conv_params_t *p, void *ctx, int8_t *o0, int8_t *o1);
+void tc_conv_ring_pairs(const tc_conv_params_t *p, int8_t *buf, tc_ring_load_t load,
+                        tc_ring_emit_t emit, void *ctx);
+/* tc_conv2d_chunk_dsp.c: the column GEMM with its column in chunks on the stack.
+ * tc_conv_chunk_ok: whether a layer qualifies (groups 1, k x k, in_c % 4 == 0, at most 32
+ * output channels, SMMLAR exact); tc_conv_chunk_range: output pixels [i0, i1) out of place
+ * (counted over batches, rows and columns); tc_conv_ring_chunk: in place, through the ring. */
+int tc_conv_chunk_ok(const tc_conv_params_t *p);
+void tc_conv_chunk_range(const tc_conv_params_t *p, const int8_t *in, int8_t *out, int32_t i0,
+                         int32_t i1);
+void tc_conv_ring_chunk(const tc_conv_params_t *p, int8_t *buf);
 /* tc_conv2d_dsp.c: an in-place pointwise layer without a granted column through the column
  * GEMM with one on the stack, where that pays and fits; 0 (nothing done) elsewhere. */
 int tc_conv_pw_inplace_stack(const tc_conv_params_t *p, const int8_t *in, int8_t *out);

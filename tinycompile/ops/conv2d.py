@@ -2,7 +2,10 @@
 conv.cc computes it (multipliers and padding: ``conv_common``).
 
 Kernel: ``tc_conv_s8`` (firmware/kernels/tc_conv2d.c), ``tc_conv_s8_grouped`` for a grouped
-layer (on the Cortex-M0+ only such layers link the portable loops). A convolution without groups
+layer (on the Cortex-M0+ only such layers link the portable loops), ``tc_conv_s8_col`` and
+``tc_conv_s8_chunk`` for one whose every pixel goes through the column GEMM (``col_entry``; on the
+Cortex-M4/M7 a model whose convolutions all do links none of tc_conv_s8's other loops). A
+convolution without groups
 may take a
 column buffer of two pixels' windows (``col16_bytes``, at most ``IM2COL_MAX_BYTES``), windows
 copied with the input zero point as padding (padded taps then contribute exactly nothing): on
@@ -148,6 +151,60 @@ class Conv2DOp(RowsByWindow, Operator):
         return lower_s8(op, g, d, ctx, choice)
 
 
+CHUNK_MAX_OC = 32  # tc_conv2d_chunk_dsp.c's TC_CHUNK_OC
+PW_STACK_COL = 320  # tc_conv2d_dsp.c's TC_PW_STACK_COL: a whole column on the stack up to it
+
+
+def chunk_smmlar(rq: Requant, k: int, out_c: int) -> bool:
+    """tc_conv2d_chunk_dsp.c's tc_chunk_smmlar: every channel shifts right by 1..22 and
+    |bias_eff| + 128 * 128 * k < 2^30, so SMMLAR requantizes exactly."""
+    shift = np.broadcast_to(np.asarray(rq.shift, np.int64), (out_c,))
+    bias = np.abs(np.broadcast_to(np.asarray(rq.bias_eff, np.int64), (out_c,)))
+    if k >= 1 << 16 or np.any(shift > -1) or np.any(shift < -22):
+        return False
+    return bool(np.all(bias < (1 << 30) - 16384 * k))
+
+
+def chunk_ok(d: Conv2D) -> bool:
+    """tc_conv2d_chunk_dsp.c's tc_conv_chunk_ok: a k x k window over in_c % 4 == 0 channels
+    into at most CHUNK_MAX_OC, exact SMMLAR requantization."""
+    geo = d.geo
+    k = geo.k_h * geo.k_w * geo.in_c
+    return (
+        d.groups == 1
+        and geo.k_h * geo.k_w > 1
+        and geo.in_c % 4 == 0
+        and geo.out_c <= CHUNK_MAX_OC
+        and isinstance(d.rq, Requant)
+        and chunk_smmlar(d.rq, k, geo.out_c)
+    )
+
+
+def col_entry(d: Conv2D, in_place: bool, col: int) -> str | None:
+    """The entry for a layer whose every pixel goes through the column GEMM on Cortex-M4/M7
+    (tc_conv2d_dsp.c; elsewhere than there both names are tc_conv_s8's), as tc_conv_s8 would
+    run it there but linking none of its other loops, or None. ``tc_conv_s8_col``: a granted
+    column (in place the pointwise temp or the ring beside it; out of place), or a whole one on
+    the stack (windows of COL16_MIN_K values or more, PW_STACK_COL bytes at most).
+    ``tc_conv_s8_chunk``: k x k layers without one (``chunk_ok``), in place through the ring,
+    out of place over windows of COL16_MIN_K values or more whose column passes PW_STACK_COL
+    (the chunks take the pixels the output's tail leaves when it holds a column, else all). A
+    pointwise layer in place counts on the planner having overlapped its output with its
+    input."""
+    geo = d.geo
+    if d.groups != 1 or not isinstance(d.rq, Requant):
+        return None
+    k = geo.k_h * geo.k_w * geo.in_c
+    pointwise = geo.k_h * geo.k_w == 1
+    if col and (in_place or k >= COL16_MIN_K):
+        return "tc_conv_s8_col"
+    if not in_place and k >= COL16_MIN_K and col16_bytes(k, geo.in_c) <= PW_STACK_COL:
+        return "tc_conv_s8_col"
+    if not pointwise and (in_place or k >= COL16_MIN_K) and chunk_ok(d):
+        return "tc_conv_s8_chunk"
+    return None
+
+
 def conv_s8(op: Op, g: Graph, geo: Window, groups: int, mults: list, shifts: list) -> Conv2D:
     """The int8 convolution of ``op`` (input 0, weights [out_c, k_h, k_w, in_c / groups] at
     input 1, optional int32 bias at input 2) over ``geo``, requantized per channel by ``mults``
@@ -197,8 +254,11 @@ def lower_s8(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
             fields["col"] = f"((int8_t *){region} + {choice.scratch_offset(d)})"
         if choice.in_place:
             fields.update(inplace=1, tmp=f"(int8_t *){region}")
-    # grouped layers by their own name: the Cortex-M0+ links the portable loops only for them
+    # grouped layers by their own name: the Cortex-M0+ links the portable loops only for them;
+    # layers entirely on the column GEMM by theirs: M4/M7 builds link tc_conv_s8's other loops
+    # only where some layer needs them
     kernel = "tc_conv_s8_grouped" if d.groups > 1 else "tc_conv_s8"
+    kernel = col_entry(d, choice.in_place, col) or kernel
     return io_call(kernel, op, ctx, ctx.params("tc_conv_params_t", fields))
 
 
