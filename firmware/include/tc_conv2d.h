@@ -75,6 +75,10 @@ typedef struct {
                                    4 * R bytes (a block of four channels) */
     const int16_t *wfew;        /* tc_conv_few_s8 / tc_conv_pw_s8: the weights laid out for
                                    that kernel (below), or NULL (every other kernel) */
+    int32_t rq_smmlar;          /* CONV_2D: 1 where the compiler proved the requantization
+                                   exact with SMMLAR for every channel and input (shifts right,
+                                   |accumulator| < 2^30: ops/conv_common.py smmlar_ok); the
+                                   M4/M7 column paths then use it (tc_dsp.h tc_rq_smmlar_s8) */
 } tc_conv_params_t;
 
 void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);

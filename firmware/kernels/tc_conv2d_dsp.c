@@ -1,9 +1,6 @@
-/* tinycompile runtime: CONV_2D's int16 im2col GEMM, the Cortex-M4/M7 (DSP extension) fast path
- * of tc_conv_s8 (tc_conv2d.c), and tc_conv_s8_dsp, which tc_conv_s8 tries first on those cores:
- * the GEMM with the planner's column buffer (tc_conv2d.h; in place beside the temp or the ring),
- * or out of place without one a column of up to TC_PW_STACK_COL bytes on the stack, a larger one
- * in the unwritten tail of the output; else the int8 pointwise loops of tc_conv2d_pw_dsp.c;
- * what it does not cover goes back to the portable paths.
+/* tinycompile runtime: CONV_2D's int16 column GEMM on the Cortex-M4/M7 (DSP extension): the
+ * column's layout (windows, parts of windows, pixels), the GEMM in assembly and a pixel pair's
+ * outputs (tc_conv_col16_pair). The layer walks over it are tc_conv2d_col_dsp.c's.
  *
  * Two output pixels share one column buffer `col`, laid out for SMLAD: the window of each pixel
  * (k_h * k_w * in_c values, K in all, the input zero point at padded taps) is cut into groups of
@@ -30,7 +27,6 @@
 #include <string.h>
 
 #include "tc_conv2d.h"
-#include "tc_gemm22_dsp.h"
 #include "tc_kernel_util.h"
 
 #if TC_DSP
@@ -67,13 +63,6 @@ static int16_t *tc_col16_fill(int32_t zp, int32_t n, int16_t *slot)
         slot += 8;
     }
     return slot;
-}
-
-/* The column buffer's bytes for windows of k values over in_c channels. */
-TC_INLINE int32_t tc_col16_bytes(int32_t k, int32_t in_c)
-{
-    const int32_t k4 = (k + 3) / 4;
-    return k4 * 16 + (in_c % 4 ? k4 * 4 : 0);
 }
 
 void tc_col16_window(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
@@ -213,354 +202,137 @@ void tc_col16_pixels(const int8_t *x, int32_t c, int16_t *col, int32_t slot)
     }
 }
 
-/* a[0..3] (pixel 0 x channels 0, 1; pixel 1 x channels 0, 1) += ng >= 1 groups of col against
- * the weights w (channel 0) and w + kd (channel 1; kd = 0 repeats channel 0 for a lone last
- * channel), two steps TC_G22_STEP (tc_gemm22_dsp.h) per loop pass, an odd count entering at the
- * second. AAPCS: r0 col, r1 w, r2 kd, r3 ng, a on the stack. */
-__attribute__((naked, noinline)) static void tc_gemm22_col16(TC_ARG const int16_t *col,
-                                                             TC_ARG const int8_t *w,
-                                                             TC_ARG int32_t kd, TC_ARG int32_t ng,
-                                                             TC_ARG int32_t *a)
+/* TC_G22_STEP: a[0..3] in r4-r7 (pixel 0 x channels 0, 1; pixel 1 x channels 0, 1) += one
+ * group of the column at r0 (advanced by 16 bytes) against the weights at r1 (channel 0,
+ * advanced by 4) and r1 + r2 (channel 1). The step needs all fourteen registers, with the
+ * column group in r8-r11 so that one LDM loads it (a register list must ascend, which inline
+ * assembly cannot promise, hence naked functions): LDM + 2 LDR + 4 SXTB16 + 8 SMLAD = 15
+ * instructions for 16 MACs. r12 and lr are its scratch. */
+#define TC_G22_STEP                                                                             \
+    "ldm     r0!, {r8, r9, r10, r11}\n\t" /* pixel 0 [x0 x2] [x1 x3], pixel 1 the same */      \
+    "ldr     r12, [r1, r2]\n\t"           /* channel 1: four weights */                        \
+    "sxtb16  lr, r12\n\t"                                                                       \
+    "sxtb16  r12, r12, ror #8\n\t"                                                              \
+    "smlad   r5, r8, lr, r5\n\t"                                                                \
+    "smlad   r7, r10, lr, r7\n\t"                                                               \
+    "smlad   r5, r9, r12, r5\n\t"                                                               \
+    "smlad   r7, r11, r12, r7\n\t"                                                              \
+    "ldr     r12, [r1], #4\n\t" /* channel 0 */                                                 \
+    "sxtb16  lr, r12\n\t"                                                                       \
+    "sxtb16  r12, r12, ror #8\n\t"                                                              \
+    "smlad   r4, r8, lr, r4\n\t"                                                                \
+    "smlad   r6, r10, lr, r6\n\t"                                                               \
+    "smlad   r4, r9, r12, r4\n\t"                                                               \
+    "smlad   r6, r11, r12, r6\n\t"
+
+#define TC_ARG __attribute__((unused)) /* read by the assembly, not by name */
+
+/* For np channel pairs j (weights w + 2 j kd and w + (2 j + 1) kd; kd = 0 repeats channel 0 for
+ * a lone last channel), a[4 j .. 4 j + 3] += ng >= 1 groups of col, two steps TC_G22_STEP per
+ * loop pass, an odd count entering at the second; the pairs' loop inside, its state on the
+ * stack. One call for a column (tc_conv_col16_pair) or a chunk of one (tc_conv2d_chunk_dsp.c).
+ * AAPCS: r0 col, r1 w, r2 kd, r3 ng, a and np on the stack. */
+__attribute__((naked, noinline)) void tc_gemm2n_col16(TC_ARG const int16_t *col,
+                                                      TC_ARG const int8_t *w, TC_ARG int32_t kd,
+                                                      TC_ARG int32_t ng, TC_ARG int32_t *a,
+                                                      TC_ARG int32_t np)
 {
     __asm__ volatile("push    {r4, r5, r6, r7, r8, r9, r10, r11, lr}\n\t"
-                     "ldr     r12, [sp, #36]\n\t"
+                     "lsl     r12, r2, #1\n\t"
+                     "sub     r12, r12, r3, lsl #2\n\t" /* from one pair's last weights on */
+                     "add     r3, r0, r3, lsl #4\n\t"   /* end of the column */
+                     "push    {r0, r12}\n\t"           /* a at [sp, #44], np at [sp, #48] */
+                     "ldr     r12, [sp, #44]\n\t"
                      "ldm     r12, {r4, r5, r6, r7}\n\t"
-                     "lsls    r12, r3, #31\n\t"       /* Z clear: ng odd */
-                     "add     r3, r0, r3, lsl #4\n\t" /* end of the column (flags kept) */
-                     "bne     2f\n\t"                 /* odd: enter at the second step */
+                     "sub     r12, r3, r0\n\t"
+                     "tst     r12, #16\n\t" /* Z clear: ng odd */
+                     "bne     2f\n\t"
                      "1:\n\t" TC_G22_STEP "2:\n\t" TC_G22_STEP "cmp     r0, r3\n\t"
                      "bne     1b\n\t"
-                     "ldr     r12, [sp, #36]\n\t"
-                     "stm     r12, {r4, r5, r6, r7}\n\t"
+                     "ldr     r12, [sp, #44]\n\t"
+                     "stm     r12!, {r4, r5, r6, r7}\n\t"
+                     "ldr     r0, [sp, #48]\n\t"
+                     "subs    r0, r0, #1\n\t"
+                     "beq     3f\n\t"
+                     "str     r12, [sp, #44]\n\t"
+                     "str     r0, [sp, #48]\n\t"
+                     "ldm     r12, {r4, r5, r6, r7}\n\t"
+                     "ldm     sp, {r0, r12}\n\t"
+                     "add     r1, r1, r12\n\t"
+                     "sub     r12, r3, r0\n\t"
+                     "tst     r12, #16\n\t"
+                     "bne     2b\n\t"
+                     "b       1b\n\t"
+                     "3:\n\t"
+                     "add     sp, sp, #8\n\t"
                      "pop     {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n\t");
 }
+#undef TC_G22_STEP
+#undef TC_ARG
 
+/* Channel oc's outputs of both pixels from its sums x0, x1 by tc_rq_smmlar_s8 (o1 stored
+ * first: a lone pixel has o1 == o0). */
+TC_INLINE void tc_col16_rq2(const tc_conv_params_t *p, int32_t oc, int32_t x0, int32_t x1,
+                            int32_t k2, int full, int8_t *o0, int8_t *o1)
+{
+    const int32_t m = p->mult[oc], sh = p->shift[oc];
+    int32_t y0 = tc_rq_smmlar_s8(x0, m, sh, k2), y1 = tc_rq_smmlar_s8(x1, m, sh, k2);
+    if (!full) {
+        y0 = tc_clamp(y0, p->act_min, p->act_max);
+        y1 = tc_clamp(y1, p->act_min, p->act_max);
+    }
+    o1[oc] = (int8_t)y1;
+    o0[oc] = (int8_t)y0;
+}
+
+void tc_col16_out(const tc_conv_params_t *p, const int32_t *a, int32_t ob, int32_t oe, int8_t *o0,
+                  int8_t *o1)
+{
+    const int32_t *const mu = p->mult, *const sh = p->shift;
+    const int32_t oo = p->out_offset, lo = p->act_min, hi = p->act_max;
+    const int full = lo <= -128 && hi >= 127;
+    int32_t oc;
+    /* channels oc, oc + 1: sums a[0], a[2] and a[1], a[3] */
+    if (p->rq_smmlar) {
+        const int32_t k2 = 2 * oo + 1;
+        for (oc = ob; oc + 1 < oe; oc += 2, a += 4) {
+            tc_col16_rq2(p, oc, a[0], a[2], k2, full, o0, o1);
+            tc_col16_rq2(p, oc + 1, a[1], a[3], k2, full, o0, o1);
+        }
+        if (oc < oe) {
+            tc_col16_rq2(p, oc, a[0], a[2], k2, full, o0, o1);
+        }
+    } else {
+        for (oc = ob; oc + 1 < oe; oc += 2, a += 4) {
+            tc_out2_s8_dsp(a[0], a[2], mu[oc], sh[oc], oo, lo, hi, full, o0 + oc, o1 + oc);
+            tc_out2_s8_dsp(a[1], a[3], mu[oc + 1], sh[oc + 1], oo, lo, hi, full, o0 + oc + 1,
+                           o1 + oc + 1);
+        }
+        if (oc < oe) {
+            tc_out2_s8_dsp(a[0], a[2], mu[oc], sh[oc], oo, lo, hi, full, o0 + oc, o1 + oc);
+        }
+    }
+}
+
+/* Output channels per GEMM call of tc_conv_col16_pair: their sums, 8 bytes each, on the
+ * stack. */
+#define TC_COL16_BLOCK 16
 
 void tc_conv_col16_pair(const tc_conv_params_t *p, const int16_t *col, int32_t k, int8_t *o0,
                         int8_t *o1)
 {
     const int32_t OC = p->out_c, ng = (int32_t)((uint32_t)(k + 3) >> 2);
-    const int32_t *const be = p->bias_eff, *const mu = p->mult, *const sh = p->shift;
-    const int32_t oo = p->out_offset, lo = p->act_min, hi = p->act_max;
-    const int full = lo <= -128 && hi >= 127;
-    const int8_t *w = p->weights;
-    int32_t oc;
+    int32_t a[2 * TC_COL16_BLOCK];
+    int32_t ob;
     if (!o1) {
         o1 = o0; /* lone pixel: its slot-1 results land first and are overwritten */
     }
-    for (oc = 0; oc + 1 < OC; oc += 2, w += 2 * k) {
-        int32_t a[4];
-        a[0] = a[2] = be[oc];
-        a[1] = a[3] = be[oc + 1];
-        tc_gemm22_col16(col, w, k, ng, a);
-        tc_out2_s8_dsp(a[0], a[2], mu[oc], sh[oc], oo, lo, hi, full, o0 + oc, o1 + oc);
-        tc_out2_s8_dsp(a[1], a[3], mu[oc + 1], sh[oc + 1], oo, lo, hi, full, o0 + oc + 1,
-                      o1 + oc + 1);
+    for (ob = 0; ob < OC; ob += TC_COL16_BLOCK) {
+        const int32_t oe = OC - ob < TC_COL16_BLOCK ? OC : ob + TC_COL16_BLOCK;
+        tc_col16_sums(p, ob, oe, a);
+        tc_col16_gemm(col, p->weights + ob * k, k, ng, oe - ob, a);
+        tc_col16_out(p, a, ob, oe, o0, o1);
     }
-    if (oc < OC) { /* a lone last channel: kd = 0 reads it twice */
-        int32_t a[4];
-        a[0] = a[1] = a[2] = a[3] = be[oc];
-        tc_gemm22_col16(col, w, 0, ng, a);
-        tc_out2_s8_dsp(a[0], a[2], mu[oc], sh[oc], oo, lo, hi, full, o0 + oc, o1 + oc);
-    }
-}
-
-/* --------------------------------------------------------- CONV_2D through the GEMM */
-
-/* Next output pixel in raster order over batches, rows and columns. */
-TC_INLINE void tc_conv_next(const tc_conv_params_t *p, int32_t *n, int32_t *oy, int32_t *ox)
-{
-    if (++*ox == p->out_w) {
-        *ox = 0;
-        if (++*oy == p->out_h) {
-            *oy = 0;
-            ++*n;
-        }
-    }
-}
-
-/* CONV_2D through the int16 column GEMM, groups == 1, any window (1x1 included): output pixels
- * [0, lim) (counted over batches, rows and columns) two at a time, each pair's windows copied
- * to col, then every output channel of both. Pixels from lim on are left to the caller: col may
- * be over their output bytes (see tc_conv_s8_dsp). */
-static void tc_conv_col16(const tc_conv_params_t *p, const int8_t *in, int8_t *out, int16_t *col,
-                          int32_t lim)
-{
-    const int32_t HWC = p->in_h * p->in_w * p->in_c, OC = p->out_c;
-    const int32_t K = p->k_h * p->k_w * p->in_c;
-    const int32_t sh = p->stride_h, sw = p->stride_w, ph = p->pad_h, pw = p->pad_w;
-    int32_t idx = 0, n = 0, oy = 0, ox = 0;
-    for (; idx < lim; idx += 2) {
-        int8_t *const o0 = out + idx * OC;
-        tc_col16_window(p, in + n * HWC, oy * sh - ph, ox * sw - pw, col, 0);
-        tc_conv_next(p, &n, &oy, &ox);
-        if (idx + 1 < lim) {
-            tc_col16_window(p, in + n * HWC, oy * sh - ph, ox * sw - pw, col, 1);
-            tc_conv_next(p, &n, &oy, &ox);
-            tc_conv_col16_pair(p, col, K, o0, o0 + OC);
-        } else {
-            tc_conv_col16_pair(p, col, K, o0, 0);
-        }
-    }
-}
-
-/* 1x1 CONV_2D, stride 1, no groups, in place (input d = in - out bytes from the output, see
- * tc_pw_forward), with a column buffer: pixels i, i + 1 are copied to col first, so their own
- * input bytes are free and both outputs go straight to their place (forwards: outputs never
- * reach input pixels > i + 1; backwards, pairs (i - 1, i): never input pixels < i - 1). No
- * temp. */
-static void tc_conv_pw_inplace_col16(const tc_conv_params_t *p, const int8_t *in, int8_t *out,
-                                     int16_t *col)
-{
-    const int32_t C = p->in_c, OC = p->out_c, N = p->batches * p->in_h * p->in_w;
-    int32_t i;
-    if (tc_pw_forward((int32_t)(in - out), N, C, OC)) {
-        for (i = 0; i < N; i += 2) {
-            const int two = i + 1 < N;
-            tc_col16_pixels(in + i * C, C, col, 0);
-            if (two) {
-                tc_col16_pixels(in + (i + 1) * C, C, col, 1);
-            }
-            tc_conv_col16_pair(p, col, C, out + i * OC, two ? out + (i + 1) * OC : 0);
-        }
-    } else {
-        for (i = N - 1; i >= 0; i -= 2) {
-            if (i > 0) {
-                tc_col16_pixels(in + (i - 1) * C, C, col, 0);
-                tc_col16_pixels(in + i * C, C, col, 1);
-                tc_conv_col16_pair(p, col, C, out + (i - 1) * OC, out + i * OC);
-            } else {
-                tc_col16_pixels(in, C, col, 0);
-                tc_conv_col16_pair(p, col, C, out, 0);
-            }
-        }
-    }
-}
-
-void tc_conv_ring_pairs(const tc_conv_params_t *p, int8_t *buf, tc_ring_load_t load,
-                       tc_ring_emit_t emit, void *ctx)
-{
-    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, HW = H * W;
-    const int32_t D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW;
-    int8_t *const ring = p->tmp;
-    int32_t n, i, k;
-    for (n = 0; n < p->batches; n++) {
-        const int8_t *const img = buf + n * HW * C;
-        int8_t *const dst = buf + n * HW * OC;
-        int32_t s0 = 0;
-        for (i = 0; i < HW; i += 2) {
-            const int two = i + 1 < HW;
-            const int32_t s1 = s0 + 1 == R ? 0 : s0 + 1;
-            load(p, img, i, two, ctx);
-            if (i >= D) {
-                memcpy(dst + (i - D) * OC, ring + s0 * OC, (size_t)OC);
-            }
-            if (two && s1 == s0) {
-                /* one slot (D = 1: no padding above or left, a 1x2 or 2x1 window): output i
-                 * straight to its place (its bytes cover input pixels <= i, which no later
-                 * window reads), i + 1 to the slot */
-                emit(p, ctx, dst + i * OC, ring + s0 * OC);
-            } else {
-                if (two && i + 1 >= D) {
-                    memcpy(dst + (i + 1 - D) * OC, ring + s1 * OC, (size_t)OC);
-                }
-                emit(p, ctx, ring + s0 * OC, two ? ring + s1 * OC : 0);
-            }
-            s0 = !two ? s1 : (s1 + 1 == R ? 0 : s1 + 1);
-        }
-        for (k = HW - R; k < HW; k++) {
-            memcpy(dst + k * OC, ring + (k % R) * OC, (size_t)OC);
-        }
-    }
-}
-
-/* The ring with a column buffer (ctx): the pair's windows into it, then its GEMM. */
-static void tc_ring_col16_load(const tc_conv_params_t *p, const int8_t *img, int32_t i, int two,
-                               void *ctx)
-{
-    const int32_t W = p->in_w;
-    tc_col16_window(p, img, i / W - p->pad_h, i % W - p->pad_w, (int16_t *)ctx, 0);
-    if (two) {
-        tc_col16_window(p, img, (i + 1) / W - p->pad_h, (i + 1) % W - p->pad_w, (int16_t *)ctx,
-                        1);
-    }
-}
-
-static void tc_ring_col16_emit(const tc_conv_params_t *p, void *ctx, int8_t *o0, int8_t *o1)
-{
-    tc_conv_col16_pair(p, (const int16_t *)ctx, p->k_h * p->k_w * p->in_c, o0, o1);
-}
-
-/* Smallest window (k_h * k_w * in_c) worth the int16 column GEMM out of place: below it the
- * per-channel-pair overhead outweighs the saved sign extensions and the int8 paths are faster
- * (measured in QEMU on the layers of MobileNet, DS-CNN and ResNet-8). Windows over in_c % 4 != 0
- * channels are staged (whole window rows copied at once) and are worth it too: first layers
- * over 1-3 channels 0.57-0.97x the instructions of the int8 im2col they replaced, which DSP
- * builds no longer carry (2.7 KB of code). In place a granted column buffer is always used (it
- * also spares the one-pixel temp). */
-#define TC_COL16_MIN_K 16
-
-/* Largest column buffer (tc_col16_bytes) a layer without a granted one keeps on the stack (an
- * in-place pointwise layer: in_c up to 64 over multiples of 4, 52 otherwise; out of place, 3x3
- * windows over up to 7 channels), within every board's stack reserve like tc_conv2d.c's border
- * windows. */
-#define TC_PW_STACK_COL 320
-
-/* tc_conv_col16 over npix pixels with the column on the stack (only while it runs: out of
- * line). */
-__attribute__((noinline)) static void tc_conv_col16_stack(const tc_conv_params_t *p,
-                                                          const int8_t *in, int8_t *out,
-                                                          int32_t npix)
-{
-    uint64_t col[TC_PW_STACK_COL / 8]; /* 8-byte aligned for LDRD */
-    tc_conv_col16(p, in, out, (int16_t *)(void *)col, npix);
-}
-
-/* An in-place pointwise layer without a granted column (tc_conv2d.c's tc_conv_pw_inplace_dsp
- * asks): where the column GEMM pays (as out of place: TC_COL16_MIN_K) and the column fits
- * TC_PW_STACK_COL, tc_conv_pw_inplace_col16 with the column on the stack (only while it runs:
- * out of line); returns 0 when it does not apply. */
-__attribute__((noinline)) int tc_conv_pw_inplace_stack(const tc_conv_params_t *p,
-                                                       const int8_t *in, int8_t *out)
-{
-    uint64_t col[TC_PW_STACK_COL / 8]; /* 8-byte aligned for LDRD */
-    const int32_t C = p->in_c;
-    if (C < TC_COL16_MIN_K || (C % 4 != 0 && p->out_c < 16) ||
-        tc_col16_bytes(C, C) > TC_PW_STACK_COL) {
-        return 0;
-    }
-    tc_conv_pw_inplace_col16(p, in, out, (int16_t *)(void *)col);
-    return 1;
-}
-
-/* The DSP paths of tc_conv_s8, tried first by it (tc_conv2d.c): in place, the column GEMM when
- * a column buffer was granted (else 0: tc_conv_s8's walks through the temp or the ring); out of
- * place, the column GEMM where it pays (TC_COL16_MIN_K), with the planner's column buffer or
- * in the output's tail, else the pointwise loops (tc_conv2d_pw_dsp.c). Returns the number of
- * output pixels computed, from the first (counted over batches, rows and columns): 0 when no
- * path applies; fewer than all when the column sat over the last pixels' output, which the
- * caller then computes by the direct loops. */
-int32_t tc_conv_s8_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
-{
-    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c;
-    const int32_t K = p->k_h * p->k_w * C, npix = p->batches * p->out_h * p->out_w;
-    int16_t *const col = (int16_t *)(void *)p->col;
-    int32_t n, oy;
-    if (p->inplace && p->k_h == 1 && p->k_w == 1 &&
-        tc_pw_overlap(in, out, p->batches * H * W, C, OC)) {
-        if (col == 0) {
-            return 0;
-        }
-        tc_conv_pw_inplace_col16(p, in, out, col); /* a column buffer beside the temp */
-        return npix;
-    }
-    if (p->inplace && in == out) {
-        if (col == 0) {
-            return 0;
-        }
-        tc_conv_ring_pairs(p, out, tc_ring_col16_load, tc_ring_col16_emit, col); /* beside the ring */
-        return npix;
-    }
-    if (p->groups == 1 && K >= TC_COL16_MIN_K) {
-        const int32_t cb = tc_col16_bytes(K, C), t = (cb + 7 + OC - 1) / OC;
-        if (col != 0) {
-            tc_conv_col16(p, in, out, col, npix);
-            return npix;
-        }
-        if (cb <= TC_PW_STACK_COL) {
-            /* No column buffer granted, but a small one: on the stack, every pixel through
-             * the GEMM (in the output's tail it would leave the last t pixels to the direct
-             * loops: a 3x3 layer over 5 channels at the SRAM peak, 36 of its 196 pixels) */
-            tc_conv_col16_stack(p, in, out, npix);
-            return npix;
-        }
-        if (t + 2 <= npix) {
-            /* No column buffer (refused by the planner): the output of the last t pixels is
-             * not written before those pixels are computed, and the output does not overlap
-             * the input outside in place, so the column buffer goes there (8-byte aligned for
-             * LDRD) and the last t pixels take the direct loops; worth it from one pair of
-             * pixels on (a stride-2 layer at the SRAM peak, 3x3 over 12 channels: 0.79x the
-             * instructions of the direct loops alone). */
-            const uintptr_t at = (uintptr_t)(out + (npix - t) * OC);
-            tc_conv_col16(p, in, out, (int16_t *)((at + 7u) & ~(uintptr_t)7u), npix - t);
-            return npix - t;
-        }
-    }
-    if (p->k_h == 1 && p->k_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->groups == 1) {
-        tc_conv_pw_run(p, in, p->batches * H * W, out);
-        return npix;
-    }
-    if (p->k_h == 1 && p->k_w == 1 && p->groups == 1 && p->stride_w > 1) {
-        for (n = 0; n < p->batches; n++) {
-            for (oy = 0; oy < p->out_h; oy++) {
-                tc_conv_pw_strided_row(p, in + ((n * H + oy * p->stride_h) * W) * C, p->out_w,
-                                       out + ((n * p->out_h + oy) * p->out_w) * OC);
-            }
-        }
-        return npix;
-    }
-    return 0;
-}
-
-/* tc_conv2d.h: the compiler's entries for layers whose every pixel goes through the column GEMM
- * (ops/conv2d.py, col_entry), leaving out tc_conv_s8's direct loops, rings and pointwise loops,
- * so that a model whose convolutions all come here links none of them. tc_conv_s8_col: with
- * the planner's column buffer (in place beside the ring or the pointwise temp, or out of
- * place), or a whole column on the stack. tc_conv_s8_chunk: k x k layers without one whose
- * column is too large for the stack, through the column in chunks on the stack
- * (tc_conv2d_chunk_dsp.c): in place through the ring; out of place for every pixel, or for
- * those past a column in the output's tail. A layer outside its entry's cases is a compiler
- * error: it traps (a HardFault on a board, a failed run in QEMU). */
-void tc_conv_s8_col(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
-{
-    const int32_t C = p->in_c, OC = p->out_c;
-    const int32_t K = p->k_h * p->k_w * C, npix = p->batches * p->out_h * p->out_w;
-    int16_t *const col = (int16_t *)(void *)p->col;
-    if (p->inplace && p->k_h == 1 && p->k_w == 1 &&
-        tc_pw_overlap(in, out, p->batches * p->in_h * p->in_w, C, OC)) {
-        if (col != 0) {
-            tc_conv_pw_inplace_col16(p, in, out, col);
-            return;
-        }
-    } else if (p->inplace && in == out) {
-        if (col != 0) {
-            tc_conv_ring_pairs(p, out, tc_ring_col16_load, tc_ring_col16_emit, col);
-            return;
-        }
-    } else if (p->groups == 1 && col != 0) {
-        /* (a window under TC_COL16_MIN_K values only for a pointwise layer the planner meant
-         * to run in place whose output misses its input) */
-        tc_conv_col16(p, in, out, col, npix);
-        return;
-    } else if (p->groups == 1 && K >= TC_COL16_MIN_K && tc_col16_bytes(K, C) <= TC_PW_STACK_COL) {
-        tc_conv_col16_stack(p, in, out, npix);
-        return;
-    }
-    __builtin_trap();
-}
-
-void tc_conv_s8_chunk(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
-{
-    const int32_t OC = p->out_c, npix = p->batches * p->out_h * p->out_w;
-    if (p->col == 0 && tc_conv_chunk_ok(p)) {
-        if (p->inplace && in == out) {
-            tc_conv_ring_chunk(p, out);
-            return;
-        }
-        if (!p->inplace) {
-            const int32_t cb = tc_col16_bytes(p->k_h * p->k_w * p->in_c, p->in_c);
-            const int32_t t = (cb + 7 + OC - 1) / OC;
-            int32_t n = 0;
-            if (t + 2 <= npix && 4 * t <= npix) { /* as tc_conv_s8_dsp: the column in the tail */
-                const uintptr_t at = (uintptr_t)(out + (npix - t) * OC);
-                n = npix - t;
-                tc_conv_col16(p, in, out, (int16_t *)((at + 7u) & ~(uintptr_t)7u), n);
-            }
-            tc_conv_chunk_range(p, in, out, n, npix); /* the rest: chunks */
-            return;
-        }
-    }
-    __builtin_trap();
 }
 
 #endif /* TC_DSP */

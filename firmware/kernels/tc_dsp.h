@@ -86,6 +86,25 @@ TC_INLINE int32_t tc_rq2_s8(int32_t acc2, int32_t m, int32_t q, int32_t r, const
     return __ssat(v, 8);
 }
 
+/* TFLM's requantization plus the output zero point, without 64-bit arithmetic, where the
+ * compiler found it exact (FULLY_CONNECTED's and CONV_2D's rq_smmlar: ops/conv_common.py
+ * smmlar_ok): with r = -shift >= 1, SMMLAR(2 * acc, m, R) = R + h with
+ * h = SaturatingRoundingDoublingHighMul(acc, m) exactly (2 * acc fits int32),
+ * R = (2 * out_offset + 1) * 2^(r - 1) = 2^(r - 1) + out_offset * 2^r (k2 = 2 * out_offset + 1);
+ * adding the sign of acc (which stands for the sign of h: they differ only where h = 0, and
+ * then both round to 0) and shifting right by r gives TFLM's RoundingDivideByPOT(h, r) +
+ * out_offset; SSAT clamps to int8 (the shift by r is split into r - 1 = ~shift and the SSAT's
+ * own 1). A narrower fused activation is applied afterwards. */
+TC_INLINE int32_t tc_rq_smmlar_s8(int32_t acc, int32_t m, int32_t shift, int32_t k2)
+{
+    const int32_t r1 = ~shift;
+    int32_t v;
+    __asm__("smmlar  %0, %1, %2, %3" : "=r"(v) : "r"(acc * 2), "r"(m), "r"(k2 << r1));
+    v = (v + (acc >> 31)) >> r1;
+    __asm__("ssat    %0, #8, %1, asr #1" : "=r"(v) : "r"(v));
+    return v;
+}
+
 /* tc_requant(x, m, shift) for shift < 0, given the constants a loop hoists: r1 = ~shift and
  * t = 1 << r1; six instructions. With r = -shift >= 1, tc_requant's c = 2^(r-1) + (x >> 31)
  * and base = c * 2^31 + 2^30 (low word (c << 31) | 2^30, high word c >> 1); SMLAL adds x * m

@@ -24,10 +24,10 @@
  *     the four channels), one LDM of the quad's 16 weights, eight UXTB16, eight SMLAD: 20
  *     instructions per 16 MACs, four groups per loop pass. tc_fc_quads_dsp runs a row's full
  *     quads in one function: sums from bias_eff + the row's correction, the loop, and the
- *     requantization in nine instructions an output with SMMLAR (tc_fc_rq) where the
- *     compiler proved it exact (rq_smmlar: every shift right, |accumulator| < 2^30; checked in
- *     ops/fully_connected.py, smmlar_ok) and the activation does not narrow int8's range.
- *     Otherwise, per quad, tc_fc_dot4_dsp (the same loop) and tc_fc_rq plus the clamp, or
+ *     requantization in nine instructions an output with SMMLAR (tc_dsp.h's tc_rq_smmlar_s8)
+ *     where the compiler proved it exact (rq_smmlar: every shift right, |accumulator| < 2^30;
+ *     checked in ops/conv_common.py, smmlar_ok) and the activation does not narrow int8's range.
+ *     Otherwise, per quad, tc_fc_dot4_dsp (the same loop) and tc_rq_smmlar_s8 plus the clamp, or
  *     tc_kernel_util.h's tc_out_s8_dsp (any shift). Partial quads and the depth % 4 tails:
  *     tc_fc_dotn, SMLAD over words, sums in registers;
  *   - ARMv6-M (Cortex-M0/M0+): tc_fc_s8_m0 in tc_fully_connected_m0.c;
@@ -233,27 +233,9 @@ __attribute__((naked, noinline)) static void tc_fc_dot4_dsp(TC_ARG const int8_t 
             "pop     {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n\t");
 }
 
-/* TFLM's requantization plus the output zero point, without 64-bit arithmetic, where the
- * compiler found it exact (rq_smmlar; as tc_depthwise_dsp.c's): with r = -shift >= 1,
- * SMMLAR(2 * acc, m, R) = R + h with h = SaturatingRoundingDoublingHighMul(acc, m) exactly
- * (2 * acc fits int32), R = (2 * out_offset + 1) * 2^(r - 1) = 2^(r - 1) + out_offset * 2^r
- * (k2 = 2 * out_offset + 1); adding the sign of acc (which stands for the sign of h: they
- * differ only where h = 0, and then both round to 0) and shifting right by r gives TFLM's
- * RoundingDivideByPOT(h, r) + out_offset; SSAT clamps to int8 (the shift by r is split into
- * r - 1 = ~shift and the SSAT's own 1). A narrower fused activation is applied afterwards. */
-TC_INLINE int32_t tc_fc_rq(int32_t acc, int32_t m, int32_t shift, int32_t k2)
-{
-    const int32_t r1 = ~shift;
-    int32_t v;
-    __asm__("smmlar  %0, %1, %2, %3" : "=r"(v) : "r"(acc * 2), "r"(m), "r"(k2 << r1));
-    v = (v + (acc >> 31)) >> r1;
-    __asm__("ssat    %0, #8, %1, asr #1" : "=r"(v) : "r"(v));
-    return v;
-}
-
 /* One row's full quads, the whole loop in assembly (depth a multiple of 4, rq_smmlar, no
  * narrower activation than int8): per quad the sums from be + corr, the dot-product loop, then
- * tc_fc_rq's arithmetic for the four outputs (the sign of acc folded into R first). */
+ * tc_rq_smmlar_s8's arithmetic for the four outputs (the sign of acc folded into R first). */
 typedef struct {
     const int8_t *x;   /* 0: the row */
     int32_t groups;    /* 4: depth / 4 (>= 1) */
@@ -342,7 +324,8 @@ static void tc_fc_out(const tc_fc_params_t *p, const int32_t *a, int32_t oc, int
 }
 
 #if TC_DSP
-/* Cortex-M4/M7: one row, quads by the assembly loop, requantized by tc_fc_rq when allowed. */
+/* Cortex-M4/M7: one row, quads by the assembly loop, requantized by tc_rq_smmlar_s8 where
+ * allowed. */
 static void tc_fc_row_dsp(const tc_fc_params_t *p, const int8_t *x, int8_t *o)
 {
     const int32_t D = p->depth, OC = p->out_c, G = D >> 2, r = D & 3;
@@ -389,13 +372,13 @@ static void tc_fc_row_dsp(const tc_fc_params_t *p, const int8_t *x, int8_t *o)
             tc_fc_out(p, a, oc, 4, o + oc);
         } else if (full) {
             const int32_t m0 = m[0], s0 = s[0];
-            o[oc] = (int8_t)tc_fc_rq(a[0], m0, s0, k2);
-            o[oc + 1] = (int8_t)tc_fc_rq(a[1], pc ? m[1] : m0, pc ? s[1] : s0, k2);
-            o[oc + 2] = (int8_t)tc_fc_rq(a[2], pc ? m[2] : m0, pc ? s[2] : s0, k2);
-            o[oc + 3] = (int8_t)tc_fc_rq(a[3], pc ? m[3] : m0, pc ? s[3] : s0, k2);
+            o[oc] = (int8_t)tc_rq_smmlar_s8(a[0], m0, s0, k2);
+            o[oc + 1] = (int8_t)tc_rq_smmlar_s8(a[1], pc ? m[1] : m0, pc ? s[1] : s0, k2);
+            o[oc + 2] = (int8_t)tc_rq_smmlar_s8(a[2], pc ? m[2] : m0, pc ? s[2] : s0, k2);
+            o[oc + 3] = (int8_t)tc_rq_smmlar_s8(a[3], pc ? m[3] : m0, pc ? s[3] : s0, k2);
         } else {
             for (k = 0; k < 4; k++) {
-                const int32_t v = tc_fc_rq(a[k], m[pc ? k : 0], s[pc ? k : 0], k2);
+                const int32_t v = tc_rq_smmlar_s8(a[k], m[pc ? k : 0], s[pc ? k : 0], k2);
                 o[oc + k] = (int8_t)tc_clamp(v, lo, hi);
             }
         }

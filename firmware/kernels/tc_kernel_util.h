@@ -164,22 +164,98 @@ void tc_dwconv_block4_dsp(const tc_conv_params_t *p, const int8_t *x, const int8
  * tc_conv_col16_pair: every output channel of the two pixels in col (o1 == 0: slot 1 unused). */
 void tc_col16_window(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
                      int16_t *col, int32_t slot);
+/* The column buffer's bytes for windows of k values over in_c channels (the compiler's
+ * col16_bytes). */
+TC_INLINE int32_t tc_col16_bytes(int32_t k, int32_t in_c)
+{
+    const int32_t k4 = (k + 3) / 4;
+    return k4 * 16 + (in_c % 4 ? k4 * 4 : 0);
+}
 void tc_col16_pixels(const int8_t *x, int32_t c, int16_t *col, int32_t slot);
 /* tc_col16_part: values [k0, k0 + n) of a window (in_c % 4 == 0) into a slot of col's first
- * groups (for tc_conv2d_chunk_dsp.c's chunks). */
+ * groups (for tc_conv2d_chunk_dsp.c's chunks); tc_gemm2n_col16: for np channel pairs j,
+ * a[4 j .. 4 j + 3] (pixel 0 x channels 0, 1; pixel 1 the same) += ng groups of col against
+ * the weights w + 2 j kd (channel 0) and w + (2 j + 1) kd (channel 1). */
 void tc_col16_part(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, int32_t ix0,
                    int32_t k0, int32_t n, int16_t *col, int32_t slot);
-/* tc_conv2d_dsp.c: the in-place ring walk of the column paths (a stride-1 same-size k x k layer
- * with out_c <= in_c, tc_conv2d_inplace.c's ring of R = min(D, H * W) slots, D = pad_h * W +
- * pad_w + 1): per pair of outputs i, i + 1 (two == 0: i alone), load reads every input byte
- * they need (into ctx); then the pending outputs of their slots (i - D and i + 1 - D, whose
- * bytes cover input those windows read) are stored, and emit writes the pair into the slots
- * (o1 == 0: i alone). */
+void tc_gemm2n_col16(const int16_t *col, const int8_t *w, int32_t kd, int32_t ng, int32_t *a,
+                     int32_t np);
+/* The sums of output channels [ob, oe) of a pixel pair, laid out for tc_gemm2n_col16 from
+ * channel ob (a lone last channel's pair holds it twice), set to bias_eff. */
+TC_INLINE void tc_col16_sums(const tc_conv_params_t *p, int32_t ob, int32_t oe, int32_t *a)
+{
+    const int32_t *const be = p->bias_eff;
+    int32_t oc;
+    for (oc = ob; oc < oe; oc += 2, a += 4) {
+        a[0] = a[2] = be[oc];
+        a[1] = a[3] = oc + 1 < oe ? be[oc + 1] : be[oc];
+    }
+}
+/* a (tc_col16_sums' layout, nc channels from the one whose weights start at w, kd apart) += ng
+ * groups of col: the pairs in one call, a lone last channel as a pair with itself (kd = 0). */
+TC_INLINE void tc_col16_gemm(const int16_t *col, const int8_t *w, int32_t kd, int32_t ng,
+                             int32_t nc, int32_t *a)
+{
+    const int32_t np = nc / 2;
+    if (np > 0) {
+        tc_gemm2n_col16(col, w, kd, ng, a, np);
+    }
+    if (nc & 1) {
+        tc_gemm2n_col16(col, w + 2 * np * kd, 0, ng, a + 4 * np, 1);
+    }
+}
+/* Channels [ob, oe) of a pixel pair from their sums a (tc_col16_sums' layout) to o0 / o1
+ * (o1 == o0 for a lone pixel: o0's stored last): tc_rq_smmlar_s8 where the compiler allows
+ * (rq_smmlar), else tc_out2_s8_dsp. */
+void tc_col16_out(const tc_conv_params_t *p, const int32_t *a, int32_t ob, int32_t oe, int8_t *o0,
+                  int8_t *o1);
+/* The in-place ring walk of the column paths (a stride-1 same-size k x k layer with out_c <=
+ * in_c, tc_conv2d_inplace.c's ring of R = min(D, H * W) slots, D = pad_h * W + pad_w + 1): per
+ * pair of outputs i, i + 1 (two == 0: i alone), load reads every input byte they need (into
+ * ctx); then the pending outputs of their slots (i - D and i + 1 - D, whose bytes cover input
+ * those windows read) are stored, and emit writes the pair into the slots (o1 == 0: i alone).
+ * Inlined into each caller with its own load and emit (tc_conv2d_col_dsp.c: a granted column;
+ * tc_conv2d_chunk_dsp.c: chunks), so they become direct calls: a call through a pointer would
+ * make the firmware's stack bound count every function whose address it holds. */
 typedef void (*tc_ring_load_t)(const tc_conv_params_t *p, const int8_t *img, int32_t i,
                                int two, void *ctx);
 typedef void (*tc_ring_emit_t)(const tc_conv_params_t *p, void *ctx, int8_t *o0, int8_t *o1);
-void tc_conv_ring_pairs(const tc_conv_params_t *p, int8_t *buf, tc_ring_load_t load,
-                        tc_ring_emit_t emit, void *ctx);
+TC_INLINE void tc_conv_ring_walk(const tc_conv_params_t *p, int8_t *buf, tc_ring_load_t load,
+                                 tc_ring_emit_t emit, void *ctx)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OC = p->out_c, HW = H * W;
+    const int32_t D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW;
+    int8_t *const ring = p->tmp;
+    int32_t n, i, k;
+    for (n = 0; n < p->batches; n++) {
+        const int8_t *const img = buf + n * HW * C;
+        int8_t *const dst = buf + n * HW * OC;
+        int32_t s0 = 0;
+        for (i = 0; i < HW; i += 2) {
+            const int two = i + 1 < HW;
+            const int32_t s1 = s0 + 1 == R ? 0 : s0 + 1;
+            load(p, img, i, two, ctx);
+            if (i >= D) {
+                memcpy(dst + (i - D) * OC, ring + s0 * OC, (size_t)OC);
+            }
+            if (two && s1 == s0) {
+                /* one slot (D = 1: no padding above or left, a 1x2 or 2x1 window): output i
+                 * straight to its place (its bytes cover input pixels <= i, which no later
+                 * window reads), i + 1 to the slot */
+                emit(p, ctx, dst + i * OC, ring + s0 * OC);
+            } else {
+                if (two && i + 1 >= D) {
+                    memcpy(dst + (i + 1 - D) * OC, ring + s1 * OC, (size_t)OC);
+                }
+                emit(p, ctx, ring + s0 * OC, two ? ring + s1 * OC : 0);
+            }
+            s0 = !two ? s1 : (s1 + 1 == R ? 0 : s1 + 1);
+        }
+        for (k = HW - R; k < HW; k++) {
+            memcpy(dst + k * OC, ring + (k % R) * OC, (size_t)OC);
+        }
+    }
+}
 /* tc_conv2d_chunk_dsp.c: the column GEMM with its column in chunks on the stack.
  * tc_conv_chunk_ok: whether a layer qualifies (groups 1, k x k, in_c % 4 == 0, at most 32
  * output channels, SMMLAR exact); tc_conv_chunk_range: output pixels [i0, i1) out of place

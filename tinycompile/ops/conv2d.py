@@ -53,6 +53,7 @@ from .conv_common import (
     conv_options,
     requant,
     requant_fields,
+    smmlar_ok,
     weights,
     window,
 )
@@ -89,6 +90,7 @@ class Conv2D(Prepared):
     groups: int
     rq: Requant | s16.Requant64
     few: bool = False  # tc_conv_few_s8 over the ``wfew`` weights (few.py)
+    smmlar: bool = False  # requantization exact with SMMLAR (conv_common.smmlar_ok: rq_smmlar)
     pwf: bool = False  # tc_conv_pw_s8 over the ``wfew`` stream (pwf.py)
 
 
@@ -155,28 +157,16 @@ CHUNK_MAX_OC = 32  # tc_conv2d_chunk_dsp.c's TC_CHUNK_OC
 PW_STACK_COL = 320  # tc_conv2d_dsp.c's TC_PW_STACK_COL: a whole column on the stack up to it
 
 
-def chunk_smmlar(rq: Requant, k: int, out_c: int) -> bool:
-    """tc_conv2d_chunk_dsp.c's tc_chunk_smmlar: every channel shifts right by 1..22 and
-    |bias_eff| + 128 * 128 * k < 2^30, so SMMLAR requantizes exactly."""
-    shift = np.broadcast_to(np.asarray(rq.shift, np.int64), (out_c,))
-    bias = np.abs(np.broadcast_to(np.asarray(rq.bias_eff, np.int64), (out_c,)))
-    if k >= 1 << 16 or np.any(shift > -1) or np.any(shift < -22):
-        return False
-    return bool(np.all(bias < (1 << 30) - 16384 * k))
-
-
 def chunk_ok(d: Conv2D) -> bool:
     """tc_conv2d_chunk_dsp.c's tc_conv_chunk_ok: a k x k window over in_c % 4 == 0 channels
-    into at most CHUNK_MAX_OC, exact SMMLAR requantization."""
+    into at most CHUNK_MAX_OC, exact SMMLAR requantization (``smmlar``)."""
     geo = d.geo
-    k = geo.k_h * geo.k_w * geo.in_c
     return (
         d.groups == 1
         and geo.k_h * geo.k_w > 1
         and geo.in_c % 4 == 0
         and geo.out_c <= CHUNK_MAX_OC
-        and isinstance(d.rq, Requant)
-        and chunk_smmlar(d.rq, k, geo.out_c)
+        and d.smmlar
     )
 
 
@@ -229,6 +219,7 @@ def conv_s8(op: Op, g: Graph, geo: Window, groups: int, mults: list, shifts: lis
         geo=geo,
         groups=groups,
         rq=rq,
+        smmlar=smmlar_ok(rq, np.asarray(w.data)),
     )
 
 
@@ -247,7 +238,7 @@ def lower_s8(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
     k = d.geo.k_h * d.geo.k_w
     raw = not col or (choice.in_place and k > 1) or k * d.geo.in_c < COL16_MIN_K
     fields = requant_fields(op, ctx, d.geo, d.rq, ctx.ptr(op.inputs[1]), raw_bias=raw)
-    fields.update(groups=d.groups, depth_mult=1, col="0")
+    fields.update(groups=d.groups, depth_mult=1, col="0", rq_smmlar=int(d.smmlar))
     if col or choice.in_place:
         region = ctx.scratch(choice.scratch_bytes(d))
         if col:

@@ -295,6 +295,22 @@ class Requant:
     shift: np.ndarray  # int64 shifts
 
 
+def smmlar_ok(rq: Requant, w: np.ndarray) -> bool:
+    """Whether the M4/M7 kernels may requantize with SMMLAR (``rq_smmlar``: tc_dsp.h's
+    tc_rq_smmlar_s8): every channel shifts right (shift in [-31, -1]), and with B a bound of
+    |accumulator| over all int8 inputs (the bias folded with the input offset plus 128 times
+    the channel's absolute weights; weights ``w`` with the output channel first), 2 * B fits
+    int32 and so does R + h (R = (2 * out_offset + 1) * 2^(r - 1), |h| <= B + 1)."""
+    oc = w.shape[0]
+    shift = np.broadcast_to(rq.shift, (oc,)).astype(np.int64)
+    if np.any(shift > -1) or np.any(shift < -31):
+        return False
+    wabs = np.abs(w.astype(np.int64)).reshape(oc, -1).sum(axis=1)
+    bound = np.abs(np.broadcast_to(rq.bias_eff, (oc,)).astype(np.int64)) + 128 * wabs
+    rnd = np.abs(2 * rq.out_offset + 1) << (-shift - 1)  # |R| < 2^(31 + 8): int64 holds it
+    return bool(np.all(bound < 2**30) and np.all(rnd + bound + 2 < 2**31))
+
+
 def check_accumulator(op: Op, g: Graph, out_c: int, b64: np.ndarray) -> None:
     """Refuse a bias and weights whose int32 accumulator can overflow for some int8 input,
     however the kernel orders its sums (|bias| + 256 * sum |w| per channel): C leaves signed

@@ -39,7 +39,7 @@ from ..quant.qmath import quantize_multiplier
 from . import s16, s16_fast
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import fused_activation, inp, io_call, out
-from .conv_common import Requant, channel_multipliers, check_io, requant, weights
+from .conv_common import Requant, channel_multipliers, check_io, requant, smmlar_ok, weights
 
 
 def multipliers(op: Op, g: Graph) -> tuple[list[int], list[int]]:
@@ -64,20 +64,6 @@ def weight_quads(w: np.ndarray) -> np.ndarray:
         parts.append(q[:, :full].reshape(n, full // 4, 4).transpose(1, 0, 2).reshape(-1))
         parts.append(q[:, full:].reshape(-1))
     return np.concatenate(parts) if parts else np.zeros(0, np.uint8)
-
-
-def smmlar_ok(rq: Requant, w: np.ndarray) -> bool:
-    """Whether the DSP kernel may requantize with SMMLAR (``rq_smmlar``, see
-    tc_fully_connected.c): every channel shifts right (shift in [-31, -1]), and with B a bound
-    of |accumulator| over all int8 inputs, 2 * B fits int32 and so does R + h (R = (2 * out_offset
-    + 1) * 2^(r - 1), |h| <= B + 1)."""
-    oc = w.shape[0]
-    shift = np.broadcast_to(rq.shift, (oc,)).astype(np.int64)
-    if np.any(shift > -1) or np.any(shift < -31):
-        return False
-    bound = np.abs(rq.bias_eff.astype(np.int64)) + 128 * np.abs(w.astype(np.int64)).sum(axis=1)
-    rnd = np.abs(2 * rq.out_offset + 1) << (-shift - 1)  # |R| < 2^(31 + 8): int64 holds it
-    return bool(np.all(bound < 2**30) and np.all(rnd + bound + 2 < 2**31))
 
 
 @dataclass(frozen=True, kw_only=True)
