@@ -227,11 +227,11 @@ void tc_col16_pixels(const int8_t *x, int32_t c, int16_t *col, int32_t slot)
 
 #define TC_ARG __attribute__((unused)) /* read by the assembly, not by name */
 
-/* For np channel pairs j (weights w + 2 j kd and w + (2 j + 1) kd; kd = 0 repeats channel 0 for
- * a lone last channel), a[4 j .. 4 j + 3] += ng >= 1 groups of col, two steps TC_G22_STEP per
- * loop pass, an odd count entering at the second; the pairs' loop inside, its state on the
- * stack. One call for a column (tc_conv_col16_pair) or a chunk of one (tc_conv2d_chunk_dsp.c).
- * AAPCS: r0 col, r1 w, r2 kd, r3 ng, a and np on the stack. */
+/* For np channel pairs j (weights w + 2 j kd and w + (2 j + 1) kd), a[4 j .. 4 j + 3] += ng >= 1
+ * groups of col, two steps TC_G22_STEP per loop pass, an odd count entering at the second; the
+ * pairs' loop inside, its state on the stack. One call for a column (tc_conv_col16_pair) or a
+ * chunk of one (tc_conv2d_chunk_dsp.c). AAPCS: r0 col, r1 w, r2 kd, r3 ng, a and np on the
+ * stack. */
 __attribute__((naked, noinline)) void tc_gemm2n_col16(TC_ARG const int16_t *col,
                                                       TC_ARG const int8_t *w, TC_ARG int32_t kd,
                                                       TC_ARG int32_t ng, TC_ARG int32_t *a,
@@ -267,6 +267,41 @@ __attribute__((naked, noinline)) void tc_gemm2n_col16(TC_ARG const int16_t *col,
                      "add     sp, sp, #8\n\t"
                      "pop     {r4, r5, r6, r7, r8, r9, r10, r11, pc}\n\t");
 }
+
+/* One channel's step (a lone last channel): a[0] in r4, a[2] in r6 (pixels 0 and 1) += one group
+ * of the column at r0 against the weights at r1: LDM + LDR + 2 SXTB16 + 4 SMLAD = 8
+ * instructions for 8 MACs, as the pair's step (a pair with itself would take 15). */
+#define TC_G12_STEP                                                                             \
+    "ldm     r0!, {r8, r9, r10, r11}\n\t"                                                       \
+    "ldr     r12, [r1], #4\n\t"                                                                 \
+    "sxtb16  lr, r12\n\t"                                                                       \
+    "sxtb16  r12, r12, ror #8\n\t"                                                              \
+    "smlad   r4, r8, lr, r4\n\t"                                                                \
+    "smlad   r6, r10, lr, r6\n\t"                                                               \
+    "smlad   r4, r9, r12, r4\n\t"                                                               \
+    "smlad   r6, r11, r12, r6\n\t"
+
+/* a[0] and a[2] (one channel, pixels 0 and 1) += ng >= 1 groups of col against the weights w,
+ * two steps per loop pass, an odd count entering at the second. AAPCS: r0 col, r1 w, r2 ng,
+ * r3 a. */
+__attribute__((naked, noinline)) void tc_gemm1_col16(TC_ARG const int16_t *col,
+                                                     TC_ARG const int8_t *w, TC_ARG int32_t ng,
+                                                     TC_ARG int32_t *a)
+{
+    __asm__ volatile("push    {r3, r4, r6, r8, r9, r10, r11, lr}\n\t"
+                     "ldr     r4, [r3]\n\t"
+                     "ldr     r6, [r3, #8]\n\t"
+                     "lsls    r12, r2, #31\n\t"       /* Z clear: ng odd */
+                     "add     r2, r0, r2, lsl #4\n\t" /* end of the column (flags kept) */
+                     "bne     2f\n\t"
+                     "1:\n\t" TC_G12_STEP "2:\n\t" TC_G12_STEP "cmp     r0, r2\n\t"
+                     "bne     1b\n\t"
+                     "pop     {r3}\n\t"
+                     "str     r4, [r3]\n\t"
+                     "str     r6, [r3, #8]\n\t"
+                     "pop     {r4, r6, r8, r9, r10, r11, pc}\n\t");
+}
+#undef TC_G12_STEP
 #undef TC_G22_STEP
 #undef TC_ARG
 

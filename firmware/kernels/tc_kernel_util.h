@@ -180,6 +180,9 @@ void tc_col16_part(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, in
                    int32_t k0, int32_t n, int16_t *col, int32_t slot);
 void tc_gemm2n_col16(const int16_t *col, const int8_t *w, int32_t kd, int32_t ng, int32_t *a,
                      int32_t np);
+/* tc_conv2d_dsp.c: a[0] and a[2] (one channel, pixels 0 and 1) += ng groups of col against
+ * the weights w. */
+void tc_gemm1_col16(const int16_t *col, const int8_t *w, int32_t ng, int32_t *a);
 /* The sums of output channels [ob, oe) of a pixel pair, laid out for tc_gemm2n_col16 from
  * channel ob (a lone last channel's pair holds it twice), set to bias_eff. */
 TC_INLINE void tc_col16_sums(const tc_conv_params_t *p, int32_t ob, int32_t oe, int32_t *a)
@@ -192,7 +195,7 @@ TC_INLINE void tc_col16_sums(const tc_conv_params_t *p, int32_t ob, int32_t oe, 
     }
 }
 /* a (tc_col16_sums' layout, nc channels from the one whose weights start at w, kd apart) += ng
- * groups of col: the pairs in one call, a lone last channel as a pair with itself (kd = 0). */
+ * groups of col: the pairs in one call, a lone last channel by itself. */
 TC_INLINE void tc_col16_gemm(const int16_t *col, const int8_t *w, int32_t kd, int32_t ng,
                              int32_t nc, int32_t *a)
 {
@@ -201,7 +204,7 @@ TC_INLINE void tc_col16_gemm(const int16_t *col, const int8_t *w, int32_t kd, in
         tc_gemm2n_col16(col, w, kd, ng, a, np);
     }
     if (nc & 1) {
-        tc_gemm2n_col16(col, w + 2 * np * kd, 0, ng, a + 4 * np, 1);
+        tc_gemm1_col16(col, w + 2 * np * kd, ng, a + 4 * np);
     }
 }
 /* Channels [ob, oe) of a pixel pair from their sums a (tc_col16_sums' layout) to o0 / o1
