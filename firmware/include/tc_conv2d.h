@@ -54,7 +54,14 @@ typedef struct {
     int32_t dil_h, dil_w;
     int32_t pad_h, pad_w;       /* top and left padding (TFLite's padding_values) */
     int32_t groups;             /* CONV_2D: in_c / filter depth (1 for ordinary convolutions) */
-    int32_t depth_mult;         /* DEPTHWISE_CONV_2D: out_c / in_c */
+    union {                     /* (one word for both: no layer has both; a GCC extension
+                                   in C99, standard since C11) */
+        int32_t depth_mult;     /* DEPTHWISE_CONV_2D: out_c / in_c */
+        int32_t rq_smmlar;      /* CONV_2D: 1 where the compiler proved the requantization
+                                   exact with SMMLAR for every channel and input (shifts right,
+                                   |accumulator| < 2^30: ops/conv_common.py smmlar_ok); the
+                                   M4/M7 column paths then use it (tc_dsp.h tc_rq_smmlar_s8) */
+    };
     int32_t in_offset;          /* -input zero point */
     int32_t out_offset;         /* output zero point */
     int32_t act_min, act_max;   /* clamp range of the fused activation */
@@ -75,10 +82,6 @@ typedef struct {
                                    4 * R bytes (a block of four channels) */
     const int16_t *wfew;        /* tc_conv_few_s8 / tc_conv_pw_s8: the weights laid out for
                                    that kernel (below), or NULL (every other kernel) */
-    int32_t rq_smmlar;          /* CONV_2D: 1 where the compiler proved the requantization
-                                   exact with SMMLAR for every channel and input (shifts right,
-                                   |accumulator| < 2^30: ops/conv_common.py smmlar_ok); the
-                                   M4/M7 column paths then use it (tc_dsp.h tc_rq_smmlar_s8) */
 } tc_conv_params_t;
 
 void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);

@@ -238,7 +238,7 @@ def lower_s8(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
     k = d.geo.k_h * d.geo.k_w
     raw = not col or (choice.in_place and k > 1) or k * d.geo.in_c < COL16_MIN_K
     fields = requant_fields(op, ctx, d.geo, d.rq, ctx.ptr(op.inputs[1]), raw_bias=raw)
-    fields.update(groups=d.groups, depth_mult=1, col="0", rq_smmlar=int(d.smmlar))
+    fields.update(groups=d.groups, col="0", rq_smmlar=int(d.smmlar))
     if col or choice.in_place:
         region = ctx.scratch(choice.scratch_bytes(d))
         if col:
@@ -261,7 +261,6 @@ def lower_pwf(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str
     fields: dict[str, object] = dict(d.geo.fields())
     fields.update(
         groups=1,
-        depth_mult=1,
         in_offset=d.rq.in_offset,
         out_offset=d.rq.out_offset,
         act_min=d.rq.act_min,
