@@ -208,15 +208,16 @@ void tc_col16_pixels(const int8_t *x, int32_t c, int16_t *col, int32_t slot)
  * column group in r8-r11 so that one LDM loads it (a register list must ascend, which inline
  * assembly cannot promise, hence naked functions): LDM + 2 LDR + 4 SXTB16 + 8 SMLAD = 15
  * instructions for 16 MACs. r12 and lr are its scratch. */
-#define TC_G22_STEP                                                                             \
-    "ldm     r0!, {r8, r9, r10, r11}\n\t" /* pixel 0 [x0 x2] [x1 x3], pixel 1 the same */      \
-    "ldr     r12, [r1, r2]\n\t"           /* channel 1: four weights */                        \
+#define TC_G_LOAD "ldm     r0!, {r8, r9, r10, r11}\n\t" /* pixel 0 [x0 x2] [x1 x3], pixel 1 */
+#define TC_G_CH1                                                                                \
+    "ldr     r12, [r1, r2]\n\t" /* channel 1: four weights */                                   \
     "sxtb16  lr, r12\n\t"                                                                       \
     "sxtb16  r12, r12, ror #8\n\t"                                                              \
     "smlad   r5, r8, lr, r5\n\t"                                                                \
     "smlad   r7, r10, lr, r7\n\t"                                                               \
     "smlad   r5, r9, r12, r5\n\t"                                                               \
-    "smlad   r7, r11, r12, r7\n\t"                                                              \
+    "smlad   r7, r11, r12, r7\n\t"
+#define TC_G_CH0                                                                                \
     "ldr     r12, [r1], #4\n\t" /* channel 0 */                                                 \
     "sxtb16  lr, r12\n\t"                                                                       \
     "sxtb16  r12, r12, ror #8\n\t"                                                              \
@@ -224,6 +225,7 @@ void tc_col16_pixels(const int8_t *x, int32_t c, int16_t *col, int32_t slot)
     "smlad   r6, r10, lr, r6\n\t"                                                               \
     "smlad   r4, r9, r12, r4\n\t"                                                               \
     "smlad   r6, r11, r12, r6\n\t"
+#define TC_G22_STEP TC_G_LOAD TC_G_CH1 TC_G_CH0
 
 #define TC_ARG __attribute__((unused)) /* read by the assembly, not by name */
 
@@ -271,15 +273,7 @@ __attribute__((naked, noinline)) void tc_gemm2n_col16(TC_ARG const int16_t *col,
 /* One channel's step (a lone last channel): a[0] in r4, a[2] in r6 (pixels 0 and 1) += one group
  * of the column at r0 against the weights at r1: LDM + LDR + 2 SXTB16 + 4 SMLAD = 8
  * instructions for 8 MACs, as the pair's step (a pair with itself would take 15). */
-#define TC_G12_STEP                                                                             \
-    "ldm     r0!, {r8, r9, r10, r11}\n\t"                                                       \
-    "ldr     r12, [r1], #4\n\t"                                                                 \
-    "sxtb16  lr, r12\n\t"                                                                       \
-    "sxtb16  r12, r12, ror #8\n\t"                                                              \
-    "smlad   r4, r8, lr, r4\n\t"                                                                \
-    "smlad   r6, r10, lr, r6\n\t"                                                               \
-    "smlad   r4, r9, r12, r4\n\t"                                                               \
-    "smlad   r6, r11, r12, r6\n\t"
+#define TC_G12_STEP TC_G_LOAD TC_G_CH0
 
 /* a[0] and a[2] (one channel, pixels 0 and 1) += ng >= 1 groups of col against the weights w,
  * two steps per loop pass, an odd count entering at the second. AAPCS: r0 col, r1 w, r2 ng,
@@ -303,6 +297,9 @@ __attribute__((naked, noinline)) void tc_gemm1_col16(TC_ARG const int16_t *col,
 }
 #undef TC_G12_STEP
 #undef TC_G22_STEP
+#undef TC_G_CH0
+#undef TC_G_CH1
+#undef TC_G_LOAD
 #undef TC_ARG
 
 /* Channel oc's outputs of both pixels from its sums x0, x1 by tc_rq_smmlar_s8 (o1 stored
