@@ -54,14 +54,9 @@ typedef struct {
     int32_t dil_h, dil_w;
     int32_t pad_h, pad_w;       /* top and left padding (TFLite's padding_values) */
     int32_t groups;             /* CONV_2D: in_c / filter depth (1 for ordinary convolutions) */
-    union {                     /* (one word for both: no layer has both; a GCC extension
-                                   in C99, standard since C11) */
-        int32_t depth_mult;     /* DEPTHWISE_CONV_2D: out_c / in_c */
-        int32_t rq_smmlar;      /* CONV_2D: 1 where the compiler proved the requantization
-                                   exact with SMMLAR for every channel and input (shifts right,
-                                   |accumulator| < 2^30: ops/conv_common.py smmlar_ok); the
-                                   M4/M7 column paths then use it (tc_dsp.h tc_rq_smmlar_s8) */
-    };
+    int32_t depth_mult;         /* DEPTHWISE_CONV_2D: out_c / in_c. CONV_2D (which has no
+                                   depth multiplier) keeps its requantization flag here:
+                                   TC_CONV_RQ_SMMLAR below */
     int32_t in_offset;          /* -input zero point */
     int32_t out_offset;         /* output zero point */
     int32_t act_min, act_max;   /* clamp range of the fused activation */
@@ -83,6 +78,13 @@ typedef struct {
     const int16_t *wfew;        /* tc_conv_few_s8 / tc_conv_pw_s8: the weights laid out for
                                    that kernel (below), or NULL (every other kernel) */
 } tc_conv_params_t;
+
+/* CONV_2D: 1 where the compiler proved the requantization exact with SMMLAR for every channel
+ * and input (shifts right, |accumulator| < 2^30: ops/conv_common.py smmlar_ok); the M4/M7
+ * column paths then use it (tc_dsp.h tc_rq_smmlar_s8). It lives in depth_mult's word, which
+ * CONV_2D does not otherwise use: a field of its own would cost every convolution layer 4 B of
+ * flash on every core, and an anonymous union is not C99. */
+#define TC_CONV_RQ_SMMLAR(p) ((p)->depth_mult)
 
 void tc_conv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 /* The same for a grouped layer (groups > 1), what the compiler calls for one: on ARMv6-M the

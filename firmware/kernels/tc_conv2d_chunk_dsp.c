@@ -11,7 +11,7 @@
  * channel kept in the same buffer between chunks. The sums are those of the other paths (the
  * input offset folded into bias_eff, padded taps holding the zero point). They are requantized
  * with SMMLAR (tc_dsp.h's tc_rq_smmlar_s8), which the compiler proved exact for the layer
- * (rq_smmlar; ops/conv2d.py sends no other layer here): results identical to TFLM's.
+ * (TC_CONV_RQ_SMMLAR; ops/conv2d.py sends no other layer here): results identical to TFLM's.
  *
  * Stack: TC_CHUNK_STACK bytes (sums first, then the column chunk) while a pair runs, out of
  * line. Instructions: 1.5 per MAC on a 3x3 layer over 16 channels in place, against 1.8 for
@@ -77,7 +77,7 @@ TC_INLINE void tc_chunk_at(const tc_conv_params_t *p, const int8_t *in, int32_t 
 int tc_conv_chunk_ok(const tc_conv_params_t *p)
 {
     return p->groups == 1 && p->in_c % 4 == 0 && p->out_c <= TC_CHUNK_OC &&
-           (p->k_h > 1 || p->k_w > 1) && p->rq_smmlar;
+           (p->k_h > 1 || p->k_w > 1) && TC_CONV_RQ_SMMLAR(p);
 }
 
 void tc_conv_chunk_range(const tc_conv_params_t *p, const int8_t *in, int8_t *out, int32_t i0,

@@ -325,7 +325,7 @@ void tc_col16_out(const tc_conv_params_t *p, const int32_t *a, int32_t ob, int32
     const int full = lo <= -128 && hi >= 127;
     int32_t oc;
     /* channels oc, oc + 1: sums a[0], a[2] and a[1], a[3] */
-    if (p->rq_smmlar) {
+    if (TC_CONV_RQ_SMMLAR(p)) {
         const int32_t k2 = 2 * oo + 1;
         for (oc = ob; oc + 1 < oe; oc += 2, a += 4) {
             tc_col16_rq2(p, oc, a[0], a[2], k2, full, o0, o1);

@@ -87,8 +87,8 @@ TC_INLINE int32_t tc_rq2_s8(int32_t acc2, int32_t m, int32_t q, int32_t r, const
 }
 
 /* TFLM's requantization plus the output zero point, without 64-bit arithmetic, where the
- * compiler found it exact (FULLY_CONNECTED's and CONV_2D's rq_smmlar: ops/conv_common.py
- * smmlar_ok): with r = -shift >= 1, SMMLAR(2 * acc, m, R) = R + h with
+ * compiler found it exact (FULLY_CONNECTED's rq_smmlar, CONV_2D's TC_CONV_RQ_SMMLAR:
+ * ops/conv_common.py smmlar_ok): with r = -shift >= 1, SMMLAR(2 * acc, m, R) = R + h with
  * h = SaturatingRoundingDoublingHighMul(acc, m) exactly (2 * acc fits int32),
  * R = (2 * out_offset + 1) * 2^(r - 1) = 2^(r - 1) + out_offset * 2^r (k2 = 2 * out_offset + 1);
  * adding the sign of acc (which stands for the sign of h: they differ only where h = 0, and

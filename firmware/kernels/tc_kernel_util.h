@@ -209,7 +209,7 @@ TC_INLINE void tc_col16_gemm(const int16_t *col, const int8_t *w, int32_t kd, in
 }
 /* Channels [ob, oe) of a pixel pair from their sums a (tc_col16_sums' layout) to o0 / o1
  * (o1 == o0 for a lone pixel: o0's stored last): tc_rq_smmlar_s8 where the compiler allows
- * (rq_smmlar), else tc_out2_s8_dsp. */
+ * (TC_CONV_RQ_SMMLAR), else tc_out2_s8_dsp. */
 void tc_col16_out(const tc_conv_params_t *p, const int32_t *a, int32_t ob, int32_t oe, int8_t *o0,
                   int8_t *o1);
 /* The in-place ring walk of the column paths (a stride-1 same-size k x k layer with out_c <=

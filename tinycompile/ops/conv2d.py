@@ -90,7 +90,7 @@ class Conv2D(Prepared):
     groups: int
     rq: Requant | s16.Requant64
     few: bool = False  # tc_conv_few_s8 over the ``wfew`` weights (few.py)
-    smmlar: bool = False  # requantization exact with SMMLAR (conv_common.smmlar_ok: rq_smmlar)
+    smmlar: bool = False  # requantization exact with SMMLAR (smmlar_ok; TC_CONV_RQ_SMMLAR)
     pwf: bool = False  # tc_conv_pw_s8 over the ``wfew`` stream (pwf.py)
 
 
@@ -238,7 +238,8 @@ def lower_s8(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str:
     k = d.geo.k_h * d.geo.k_w
     raw = not col or (choice.in_place and k > 1) or k * d.geo.in_c < COL16_MIN_K
     fields = requant_fields(op, ctx, d.geo, d.rq, ctx.ptr(op.inputs[1]), raw_bias=raw)
-    fields.update(groups=d.groups, col="0", rq_smmlar=int(d.smmlar))
+    # depth_mult holds CONV_2D's requantization flag (tc_conv2d.h TC_CONV_RQ_SMMLAR)
+    fields.update(groups=d.groups, col="0", depth_mult=int(d.smmlar))
     if col or choice.in_place:
         region = ctx.scratch(choice.scratch_bytes(d))
         if col:
