@@ -148,6 +148,20 @@ __attribute__((noinline)) int tc_conv_pw_inplace_stack(const tc_conv_params_t *p
     return 1;
 }
 
+/* Output pixels whose bytes take a whole column out of place when no column was granted: the
+ * last t pixels' output is not written before those pixels are computed (t * out_c bytes hold
+ * the column, 8-byte aligned for LDRD / LDM), so the pixels before them go through the GEMM
+ * with it there; returns t. */
+TC_INLINE int32_t tc_col16_tail(const tc_conv_params_t *p, int8_t *out, int32_t npix,
+                                int16_t **col)
+{
+    const int32_t OC = p->out_c, cb = tc_col16_bytes(p->k_h * p->k_w * p->in_c, p->in_c);
+    const int32_t t = (cb + 7 + OC - 1) / OC;
+    const uintptr_t at = (uintptr_t)(out + (npix - t) * OC);
+    *col = (int16_t *)((at + 7u) & ~(uintptr_t)7u);
+    return t;
+}
+
 /* The DSP paths of tc_conv_s8, tried first by it (tc_conv2d.c): in place, the column GEMM when
  * a column buffer was granted (else 0: tc_conv_s8's walks through the temp or the ring); out of
  * place, the column GEMM where it pays (TC_COL16_MIN_K), with the planner's column buffer or
@@ -177,12 +191,13 @@ int32_t tc_conv_s8_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         return npix;
     }
     if (p->groups == 1 && K >= TC_COL16_MIN_K) {
-        const int32_t cb = tc_col16_bytes(K, C), t = (cb + 7 + OC - 1) / OC;
+        int16_t *tcol;
+        const int32_t t = tc_col16_tail(p, out, npix, &tcol);
         if (col != 0) {
             tc_conv_col16(p, in, out, col, npix);
             return npix;
         }
-        if (cb <= TC_PW_STACK_COL) {
+        if (tc_col16_bytes(K, C) <= TC_PW_STACK_COL) {
             /* No column buffer granted, but a small one: on the stack, every pixel through
              * the GEMM (in the output's tail it would leave the last t pixels to the direct
              * loops: a 3x3 layer over 5 channels at the SRAM peak, 36 of its 196 pixels) */
@@ -196,8 +211,7 @@ int32_t tc_conv_s8_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
              * LDRD) and the last t pixels take the direct loops; worth it from one pair of
              * pixels on (a stride-2 layer at the SRAM peak, 3x3 over 12 channels: 0.79x the
              * instructions of the direct loops alone). */
-            const uintptr_t at = (uintptr_t)(out + (npix - t) * OC);
-            tc_conv_col16(p, in, out, (int16_t *)((at + 7u) & ~(uintptr_t)7u), npix - t);
+            tc_conv_col16(p, in, out, tcol, npix - t);
             return npix - t;
         }
     }
@@ -256,20 +270,19 @@ void tc_conv_s8_col(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 
 void tc_conv_s8_chunk(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
-    const int32_t OC = p->out_c, npix = p->batches * p->out_h * p->out_w;
+    const int32_t npix = p->batches * p->out_h * p->out_w;
     if (p->col == 0 && tc_conv_chunk_ok(p)) {
         if (p->inplace && in == out) {
             tc_conv_ring_chunk(p, out);
             return;
         }
         if (!p->inplace) {
-            const int32_t cb = tc_col16_bytes(p->k_h * p->k_w * p->in_c, p->in_c);
-            const int32_t t = (cb + 7 + OC - 1) / OC;
+            int16_t *tcol;
+            const int32_t t = tc_col16_tail(p, out, npix, &tcol);
             int32_t n = 0;
             if (t + 2 <= npix && 4 * t <= npix) { /* as tc_conv_s8_dsp: the column in the tail */
-                const uintptr_t at = (uintptr_t)(out + (npix - t) * OC);
                 n = npix - t;
-                tc_conv_col16(p, in, out, (int16_t *)((at + 7u) & ~(uintptr_t)7u), n);
+                tc_conv_col16(p, in, out, tcol, n);
             }
             tc_conv_chunk_range(p, in, out, n, npix); /* the rest: chunks */
             return;

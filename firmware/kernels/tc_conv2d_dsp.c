@@ -146,19 +146,7 @@ void tc_col16_part(const tc_conv_params_t *p, const int8_t *img, int32_t iy0, in
         int32_t ky = k0 / R, off = k0 - ky * R;
         while (n > 0) {
             const int32_t m = R - off < n ? R - off : n;
-            const int8_t *src = img + ((iy0 + ky * p->dil_h) * W + ix0) * C + off;
-            uint32_t *d = (uint32_t *)(void *)s;
-            int32_t g;
-            for (g = m / 4; g >= 2; g -= 2) { /* two groups a pass */
-                const uint32_t v0 = tc_ld32(src), v1 = tc_ld32(src + 4);
-                d[0] = tc_sxtb16_lo(v0);
-                d[1] = tc_sxtb16_hi(v0);
-                d[4] = tc_sxtb16_lo(v1);
-                d[5] = tc_sxtb16_hi(v1);
-                src += 8;
-                d += 8;
-            }
-            s = g ? tc_col16_run(src, 1, (int16_t *)(void *)d) : (int16_t *)(void *)d;
+            s = tc_col16_run(img + ((iy0 + ky * p->dil_h) * W + ix0) * C + off, m / 4, s);
             n -= m;
             off = 0;
             ky++;
