@@ -183,7 +183,8 @@ def summarize(rows: list[Row]) -> dict:
             }
         )
     cores = {}
-    for core in dict.fromkeys(r.core for r in rows):
+    order = {c: i for i, c in enumerate(CORES)}  # the cores' own order, not the rows'
+    for core in sorted(dict.fromkeys(r.core for r in rows), key=lambda c: order.get(c, 9)):
         ratios = [r.ratio for r in rows if r.core == core and r.ratio is not None]
         target = TARGETS.get(core, 1.0)
         cores[core] = {
@@ -192,7 +193,6 @@ def summarize(rows: list[Row]) -> dict:
             "above_target": sum(x > target for x in ratios),
             "above_1": sum(x > 1.0 for x in ratios),
         }
-    order = {c: i for i, c in enumerate(CORES)}
     classes.sort(key=lambda c: (order.get(c["core"], 9), -(c["median_per_mac"] or 0.0)))
     return {"classes": classes, "cores": cores}
 

@@ -9,9 +9,10 @@ Models (tests/modelgen/few_channel.py, random weights): in_c 1, 2 and 3; odd wid
 strides 1, 2 and (2, 1); SAME (borders: rows skipped,
 columns through the stack window) and VALID (the last pixels of the last row kept from reading
 past the input); depth multipliers 1, 4 and 8 through the pass; out_c 4, 6, 8, 10, 12, 16, 20
-(blocks of four with a partial last one, and more than one chunk of 16); per-tensor and
-per-channel weights; RELU, RELU6 and none; input zero points -3 and -128; a second layer
-after the first (the ordinary kernels on its output).
+(blocks of four with a partial last one, and more than one chunk of 16), 38 (past where a
+window per pixel would be cheaper on ARMv6-M); a 230-wide input (the ARMv6-M band in runs);
+per-tensor and per-channel weights; RELU, RELU6 and none; input zero points -3 and -128; a
+second layer after the first (the ordinary kernels on its output).
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ def _nets() -> dict[str, Net]:
         .conv(4, (5, 1), (2, 1), "SAME", "RELU", True)
         .conv(7, 1),
         "c1_oc20_chunks": Net((1, 9, 11, 1), 14).conv(20, (5, 3), 1, "SAME", per_channel=True),
+        # ARMv6-M: a band too wide for the stack taken in runs of pixels (115 outputs: 83 + 32);
+        # 38 output channels (16 + 16 + 4 + 2) through the band all the same
+        "c1_wide_runs": Net((1, 7, 230, 1), 15).conv(8, 3, 2, "SAME", "RELU"),
+        "c2_oc38": Net((1, 11, 9, 2), 16, zp=-128).conv(38, (3, 2), 1, "SAME", per_channel=True),
     }
 
 

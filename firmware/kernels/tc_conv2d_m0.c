@@ -33,75 +33,25 @@
  * (14.5 instructions per element, 4 MACs). Naked: the body is the whole
  * function (AAPCS: x, w, ws, n in r0-r3, a on the stack), so it can use all eight low
  * registers and keep the four accumulators in r8-r11. */
-#define TC_M0_ARG __attribute__((unused))
-/* One element of tc_m0_dot14: r0 x, r1/r5/r6/r7 the four weight rows (all at their ends),
- * r3 the index counting up to zero, r8-r11 the sums. */
-#define TC_M0_DOT14_ELEM                                                                        \
-    "ldrsb r2, [r0, r3]\n\t"                                                                    \
-    "ldrsb r4, [r1, r3]\n\t"                                                                    \
-    "muls r4, r2\n\t"                                                                           \
-    "add r8, r4\n\t"                                                                            \
-    "ldrsb r4, [r5, r3]\n\t"                                                                    \
-    "muls r4, r2\n\t"                                                                           \
-    "add r9, r4\n\t"                                                                            \
-    "ldrsb r4, [r6, r3]\n\t"                                                                    \
-    "muls r4, r2\n\t"                                                                           \
-    "add r10, r4\n\t"                                                                           \
-    "ldrsb r4, [r7, r3]\n\t"                                                                    \
-    "muls r4, r2\n\t"                                                                           \
-    "add r11, r4\n\t"                                                                           \
-    "adds r3, #1\n\t"
 __attribute__((naked)) void tc_m0_dot14(const int8_t *x TC_M0_ARG, const int8_t *w TC_M0_ARG,
                                         int32_t ws TC_M0_ARG, int32_t n TC_M0_ARG,
                                         int32_t *a TC_M0_ARG)
 {
     __asm__(".syntax unified\n\t"
-            "push {r4, r5, r6, r7, lr}\n\t"
-            "mov r4, r8\n\t"
-            "mov r5, r9\n\t"
-            "mov r6, r10\n\t"
-            "mov r7, r11\n\t"
-            "push {r4, r5, r6, r7}\n\t"
+            TC_M0_ENTER
             "cmp r3, #0\n\t"
             "ble 2f\n\t"
-            "ldr r4, [sp, #36]\n\t" /* a */
-            "ldr r5, [r4, #0]\n\t"
-            "mov r8, r5\n\t"
-            "ldr r5, [r4, #4]\n\t"
-            "mov r9, r5\n\t"
-            "ldr r5, [r4, #8]\n\t"
-            "mov r10, r5\n\t"
-            "ldr r5, [r4, #12]\n\t"
-            "mov r11, r5\n\t"
+            TC_M0_A_LOAD
             "adds r0, r0, r3\n\t" /* every stream at its end, index -n .. -1 */
             "adds r1, r1, r3\n\t"
             "adds r5, r1, r2\n\t"
             "adds r6, r5, r2\n\t"
             "adds r7, r6, r2\n\t"
             "negs r3, r3\n\t"
-            "lsls r4, r3, #31\n\t" /* n odd: enter at the second element of a pair */
-            "bne 3f\n"
-            "1:\n\t"
-            TC_M0_DOT14_ELEM
-            "3:\n\t"
-            TC_M0_DOT14_ELEM
-            "bne 1b\n\t"
-            "ldr r4, [sp, #36]\n\t"
-            "mov r5, r8\n\t"
-            "str r5, [r4, #0]\n\t"
-            "mov r5, r9\n\t"
-            "str r5, [r4, #4]\n\t"
-            "mov r5, r10\n\t"
-            "str r5, [r4, #8]\n\t"
-            "mov r5, r11\n\t"
-            "str r5, [r4, #12]\n"
+            TC_M0_DOT14_RUN
+            TC_M0_A_STORE
             "2:\n\t"
-            "pop {r4, r5, r6, r7}\n\t"
-            "mov r8, r4\n\t"
-            "mov r9, r5\n\t"
-            "mov r10, r6\n\t"
-            "mov r11, r7\n\t"
-            "pop {r4, r5, r6, r7, pc}\n\t"
+            TC_M0_LEAVE
             ".syntax divided");
 }
 #else

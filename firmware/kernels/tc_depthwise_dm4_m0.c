@@ -12,7 +12,6 @@
 #include "tc_m0.h"
 
 #if defined(__ARM_ARCH_6M__)
-#define TC_M0_ARG __attribute__((unused))
 #endif
 
 /* ------------------------------------------- depth multipliers in fours: one shared input */
@@ -42,12 +41,7 @@ __attribute__((naked)) static void tc_m0_dw1x4(const int8_t *x TC_M0_ARG,
                                                int32_t *a TC_M0_ARG)
 {
     __asm__(".syntax unified\n\t"
-            "push {r4, r5, r6, r7, lr}\n\t"
-            "mov r4, r8\n\t"
-            "mov r5, r9\n\t"
-            "mov r6, r10\n\t"
-            "mov r7, r11\n\t"
-            "push {r4, r5, r6, r7}\n\t"
+            TC_M0_ENTER
             "sub sp, #8\n\t"
             "str r3, [sp, #4]\n\t" /* a */
             "ldr r4, [r3, #0]\n\t"
@@ -101,12 +95,7 @@ __attribute__((naked)) static void tc_m0_dw1x4(const int8_t *x TC_M0_ARG,
             "mov r4, r11\n\t"
             "str r4, [r3, #12]\n\t"
             "add sp, #8\n\t"
-            "pop {r4, r5, r6, r7}\n\t"
-            "mov r8, r4\n\t"
-            "mov r9, r5\n\t"
-            "mov r10, r6\n\t"
-            "mov r11, r7\n\t"
-            "pop {r4, r5, r6, r7, pc}\n\t"
+            TC_M0_LEAVE
             ".syntax divided");
 }
 #else

@@ -72,7 +72,6 @@ TC_INLINE int32_t tc_dw_m0_3x3(const int8_t *x, const int8_t *w, int32_t xs, int
  * apart, rows rs apart), weights w[4 * tap]. Each row loads its four inputs and three weights
  * once for both pixels: 24 instructions per 6 MACs on ARMv6-M. */
 #if defined(__ARM_ARCH_6M__)
-#define TC_M0_ARG __attribute__((unused))
 /* r0 x, r1 w, r2 xs, r3 rs, acc on the stack; r8 / r9 the sums, r10 rs */
 #define TC_DW_M0_ROW(w0, w1, w2)                                                                \
     "ldrb r5, [r1, #" #w0 "]\n\t"                                                              \

@@ -19,7 +19,6 @@
 #include "tc_m0.h"
 
 #if defined(__ARM_ARCH_6M__)
-#define TC_M0_ARG __attribute__((unused))
 /* One input value j of a group at byte offset G of the weights: x[j] (r0 + r(2 + j), constant
  * registers 0..3) times the four channels' bytes G + 4k + j. */
 #define TC_FC_M0_ELEM(rj, o0, o1, o2, o3)                                                       \

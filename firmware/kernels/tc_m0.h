@@ -34,6 +34,71 @@ void tc_conv_few_s8_m0(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 void tc_maxpool_s8_m0(const tc_pool_params_t *p, const int8_t *in, int8_t *out);
 void tc_avgpool_s8_m0(const tc_pool_params_t *p, const int8_t *in, int8_t *out);
 
+/* Pieces of the ARMv6-M kernels' naked assembly routines. TC_M0_ARG marks their (unused in C)
+ * parameters. TC_M0_ENTER / TC_M0_LEAVE save and restore r4-r11 and return (a 36-byte frame:
+ * the fifth argument, if any, then at [sp, #36]), so a routine may use every low register and
+ * r8-r11. TC_M0_DOT14_ELEM is one element of the four-channel dot products (tc_m0_dot14 and
+ * tc_conv2d_few_m0.c's banded one): r0 x, r1/r5/r6/r7 the four weight rows, r3 an index counting
+ * up (its ADDS sets Z at zero), r8-r11 the sums, r2 and r4 clobbered. */
+#define TC_M0_ARG __attribute__((unused))
+#define TC_M0_ENTER                                                                             \
+    "push {r4, r5, r6, r7, lr}\n\t"                                                            \
+    "mov r4, r8\n\t"                                                                            \
+    "mov r5, r9\n\t"                                                                            \
+    "mov r6, r10\n\t"                                                                           \
+    "mov r7, r11\n\t"                                                                           \
+    "push {r4, r5, r6, r7}\n\t"
+#define TC_M0_LEAVE                                                                             \
+    "pop {r4, r5, r6, r7}\n\t"                                                                  \
+    "mov r8, r4\n\t"                                                                            \
+    "mov r9, r5\n\t"                                                                            \
+    "mov r10, r6\n\t"                                                                           \
+    "mov r11, r7\n\t"                                                                           \
+    "pop {r4, r5, r6, r7, pc}\n\t"
+/* The four sums of the dot products: r8-r11 from a (the fifth argument, at [sp, #36] after
+ * TC_M0_ENTER) and back; r4 holds a, r5 clobbered. */
+#define TC_M0_A_LOAD                                                                            \
+    "ldr r4, [sp, #36]\n\t"                                                                     \
+    "ldr r5, [r4, #0]\n\t"                                                                      \
+    "mov r8, r5\n\t"                                                                            \
+    "ldr r5, [r4, #4]\n\t"                                                                      \
+    "mov r9, r5\n\t"                                                                            \
+    "ldr r5, [r4, #8]\n\t"                                                                      \
+    "mov r10, r5\n\t"                                                                           \
+    "ldr r5, [r4, #12]\n\t"                                                                     \
+    "mov r11, r5\n\t"
+#define TC_M0_A_STORE                                                                           \
+    "ldr r4, [sp, #36]\n\t"                                                                     \
+    "mov r5, r8\n\t"                                                                            \
+    "str r5, [r4, #0]\n\t"                                                                      \
+    "mov r5, r9\n\t"                                                                            \
+    "str r5, [r4, #4]\n\t"                                                                      \
+    "mov r5, r10\n\t"                                                                           \
+    "str r5, [r4, #8]\n\t"                                                                      \
+    "mov r5, r11\n\t"                                                                           \
+    "str r5, [r4, #12]\n\t"
+#define TC_M0_DOT14_ELEM                                                                        \
+    "ldrsb r2, [r0, r3]\n\t"                                                                    \
+    "ldrsb r4, [r1, r3]\n\t"                                                                    \
+    "muls r4, r2\n\t"                                                                           \
+    "add r8, r4\n\t"                                                                            \
+    "ldrsb r4, [r5, r3]\n\t"                                                                    \
+    "muls r4, r2\n\t"                                                                           \
+    "add r9, r4\n\t"                                                                            \
+    "ldrsb r4, [r6, r3]\n\t"                                                                    \
+    "muls r4, r2\n\t"                                                                           \
+    "add r10, r4\n\t"                                                                           \
+    "ldrsb r4, [r7, r3]\n\t"                                                                    \
+    "muls r4, r2\n\t"                                                                           \
+    "add r11, r4\n\t"                                                                           \
+    "adds r3, #1\n\t"
+/* The elements from index r3 (negative) up to zero, two a pass (an odd count enters at the
+ * second); local labels 1 and 3. */
+#define TC_M0_DOT14_RUN                                                                         \
+    "lsls r4, r3, #31\n\t"                                                                      \
+    "bne 3f\n"                                                                                   \
+    "1:\n\t" TC_M0_DOT14_ELEM "3:\n\t" TC_M0_DOT14_ELEM "bne 1b\n\t"
+
 /* tc_conv2d_m0.c: a[k] += sum_{i < n} x[i] * w[k * ws + i] for k = 0..3 (Thumb-1 assembly on
  * ARMv6-M, C elsewhere). */
 void tc_m0_dot14(const int8_t *x, const int8_t *w, int32_t ws, int32_t n, int32_t *a);
