@@ -49,8 +49,9 @@ demo: $(STAMP)
 	  --inputs examples/digits_inputs.npy --outputs build/digits_outputs.npy
 
 # the tests also render report.html in a headless browser (tests/test_report_html.py) and run
-# onnxruntime on an emulated AVX2 CPU without VNNI (qemu-user: tests/test_onnx_cpus.py)
-TEST_APT_PKGS := chromium qemu-user
+# onnxruntime on an emulated AVX2 CPU without VNNI (qemu-user: tests/test_onnx_cpus.py), and
+# flash through a GDB server and OpenOCD (tests/test_flash_gdb.py, test_flash_probe.py)
+TEST_APT_PKGS := chromium qemu-user gdb-multiarch openocd
 test: $(STAMP)
 	@missing=""; for p in $(TEST_APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

@@ -26,7 +26,7 @@ description = "a test board"
 core = "cortex-m4"
 fpu = "fpv4-sp-d16"
 clock_hz = 16_000_000
-flash_methods = ["openocd"]
+flash_methods = ["gdb"]
 
 [flash]
 origin = 0x08000000

@@ -24,7 +24,10 @@ def make_sim(board: str, **kw) -> Stm32RomSim:
 
 
 def flash_cli(build, board: str, sim: Stm32RomSim, *extra: str):
-    return timed_cli("flash", str(build), "--board", board, "--port", sim.slave_path, *extra)
+    return timed_cli(
+        "flash", str(build), "--board", board, "--method", "stm32-uart", "--port", sim.slave_path,
+        *extra,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("board", STM32)
@@ -145,8 +148,9 @@ def test_verify_mismatch_is_reported_with_the_address(built) -> None:  # noqa: F
 
 def test_a_missing_port(built) -> None:  # noqa: F811
     r, elapsed = timed_cli(
-        "flash", str(built("stm32f746")), "--board", "stm32f746", "--port", "/dev/ttyNOPE9"
-    )
+        "flash", str(built("stm32f746")), "--board", "stm32f746", "--method", "stm32-uart",
+        "--port", "/dev/ttyNOPE9",
+    )  # fmt: skip
     assert_failed_clearly(r, elapsed, "/dev/ttyNOPE9")
 
 

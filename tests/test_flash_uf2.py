@@ -98,10 +98,11 @@ def test_refused_before_any_device(built, tmp_path: Path) -> None:  # noqa: F811
     assert r.returncode == 2 and "too large for board stm32f746" in r.stderr, r.stderr
     r = cli("flash", str(built("samd21")), "--board", "samd21")
     assert r.returncode == 2 and "needs --port" in r.stderr
-    r = cli("flash", str(built("samd21")), "--board", "nrf52840", *nope)
-    assert r.returncode == 2 and "no [bootloader]" in r.stderr
+    r = cli("flash", str(built("samd21")), "--board", "qemu-m4", *nope)
+    assert r.returncode == 2 and "has no flashing method" in r.stderr
     r = cli("flash", str(built("samd21")), "--board", "samd21", "--method", "stm32-uart", *nope)
-    assert r.returncode == 2 and "sam-ba, uf2, not stm32-uart" in r.stderr
+    assert r.returncode == 2 and "sam-ba, uf2, openocd, gdb (its board" in r.stderr
+    assert "not stm32-uart" in r.stderr
 
 
 def test_help_says_how_to_wire_and_flash() -> None:
@@ -126,9 +127,33 @@ def test_board_file_bootloader_checks(tmp_path: Path) -> None:
     bad.write_text(text.replace("[4, 0x8000]", "[40, 0x8000]"))
     with pytest.raises(CompileError, match="flash.size is 0x100000"):
         load_board_file(bad)
-    bad.write_text(text.replace('methods = ["stm32-uart"]', 'methods = ["jtag"]'))
-    with pytest.raises(CompileError, match="bootloader.methods"):
-        load_board_file(bad)
+    # flash_methods: known names only; a bootloader method needs [bootloader], openocd [probe];
+    # [bootloader] methods, when given, are exactly flash_methods' bootloader ones
+    no_bl = text[: text.index("# Flashing over the ROM bootloader")]
+    probe_only = no_bl.replace(', "stm32-uart"]', "]")
+    methods = '"gdb", "stm32-uart"]'
+    for bad_text, why in [
+        (text.replace(methods, '"gdb", "jtag"]'), "'flash_methods': expected distinct names from"),
+        (text.replace(methods, '"gdb", "gdb"]'), "'flash_methods'"),
+        (text.replace(methods, '"gdb", "sam-ba"]'), "'bootloader.device_id': missing .needed by"),
+        (
+            text.replace("[bootloader]\n", '[bootloader]\nmethods = ["uf2"]\n'),
+            "not the bootloader methods of flash_methods",
+        ),
+        (no_bl, "'bootloader': missing .needed by stm32-uart"),
+        (probe_only.replace("[probe]", "[elsewhere]"), "'elsewhere': unknown field"),
+        (probe_only.replace('openocd = ["board', 'x = ["b'), "'probe.x': unknown field"),
+        (probe_only.replace("7discovery.cfg", "7; rm -rf ~"), "'probe.openocd': expected an"),
+        (
+            probe_only.replace("openocd = [", "gdb_port = 3\n#"),
+            "missing probe.openocd .needed by the openocd method",
+        ),
+    ]:
+        bad.write_text(bad_text)
+        with pytest.raises(CompileError, match=why):
+            load_board_file(bad)
+    bad.write_text(text.replace("[bootloader]\n", '[bootloader]\nmethods = ["stm32-uart"]\n'))
+    assert load_board_file(bad).bootloader.methods == ("stm32-uart",)
     b = load_board_file(src)
     assert b.bootloader is not None and len(b.bootloader.sectors) == 8
     assert b.bootloader.sectors[4] == (0x08020000, 0x20000)

@@ -1,7 +1,8 @@
 """The optional ``[bootloader]`` table of a board file: how `tinycompile flash` programs it.
 
 [bootloader]
-methods = ["stm32-uart"]            # stm32-uart | sam-ba | uf2 (the first is the default)
+methods = ["stm32-uart"]            # optional: stm32-uart | sam-ba | uf2, those of the board's
+                                    # flash_methods (where the default is named)
 baud = 115200                       # serial methods
 # stm32-uart (ST AN3155 / AN2606): the bootloader's USART, its pins, the product ID (GET ID)
 usart = 1
@@ -102,14 +103,17 @@ def _sectors(raw: Any, source: Path, flash: FlashSpec) -> tuple[tuple[int, int],
     return tuple(out)
 
 
-def parse_bootloader(raw: Any, source: Path, flash: FlashSpec) -> BootloaderSpec:
-    """Validate ``[bootloader]``; errors name the file and the field."""
+def parse_bootloader(
+    raw: Any, source: Path, flash: FlashSpec, wanted: tuple[str, ...]
+) -> BootloaderSpec:
+    """Validate ``[bootloader]`` for the bootloader methods of the board's flash_methods
+    (``wanted``); errors name the file and the field."""
     if not isinstance(raw, dict):
         raise _fail(source, "", "expected a table")
     unknown = sorted(set(raw) - _KEYS)
     if unknown:
         raise _fail(source, unknown[0], "unknown field")
-    methods = raw.get("methods")
+    methods = raw.get("methods", list(wanted))
     if (
         not isinstance(methods, list)
         or not methods
@@ -117,6 +121,14 @@ def parse_bootloader(raw: Any, source: Path, flash: FlashSpec) -> BootloaderSpec
         or len(set(methods)) != len(methods)
     ):
         raise _fail(source, "methods", f"expected a list of distinct names from {METHODS}")
+    if sorted(methods) != sorted(wanted):
+        raise _fail(
+            source,
+            "methods",
+            f"{', '.join(methods)} are not the bootloader methods of flash_methods"
+            f" ({', '.join(wanted) or 'none'})",
+        )
+    methods = list(wanted)  # in flash_methods' order
     baud = _int(raw, "baud", source, 1200, 4_000_000) or 115200
     spec: dict[str, Any] = {"methods": tuple(methods), "baud": baud}
     if "stm32-uart" in methods:

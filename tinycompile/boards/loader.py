@@ -22,7 +22,10 @@ File format (sizes and addresses are integers; TOML accepts ``0x08000000`` and `
     stack_bytes = 8192                  # optional: the stack reserve where the firmware's call
                                         # graph gives no bound (default 4096; else the reserve
                                         # is that bound + 64, tinycompile/build/stack.py)
-    flash_methods = ["st-link", "openocd"]
+    flash_methods = ["openocd", "probe-drive", "gdb", "stm32-uart"]   # `tinycompile flash`'s
+                                        # methods, the first its default: openocd | gdb |
+                                        # probe-drive ([probe]) | stm32-uart | sam-ba | uf2
+                                        # ([bootloader]); none: an emulator-only board
 
     [flash]
     origin = 0x08000000
@@ -50,6 +53,9 @@ File format (sizes and addresses are integers; TOML accepts ``0x08000000`` and `
     unaligned_trap = false              # optional: set UNALIGN_TRP (M0+ code on an M3 machine)
     board_machine = "netduinoplus2"     # optional: QEMU model that runs the real-board build
     board_serial = 1                    # optional: index of its console among QEMU's -serial ports
+
+    [probe]                             # optional: the debug probe (boards/probe.py)
+    [bootloader]                        # with a bootloader method (boards/bootloader.py)
 """
 
 from __future__ import annotations
@@ -79,11 +85,15 @@ from .spec import (
     Board,
     BootloaderSpec,
     FlashSpec,
+    ProbeSpec,
 )
 
 BUILTIN_BOARDS_DIR = BOARDS_DIR
 ENV_VAR = "TINYCOMPILE_BOARDS_DIR"
 TIMERS = ("dwt", "systick")
+# `tinycompile flash` methods (tinycompile/flash/): through the board's debug probe (openocd,
+# gdb, probe-drive) or its bootloader (stm32-uart, sam-ba, uf2: [bootloader])
+FLASH_METHODS = ("openocd", "gdb", "probe-drive", "stm32-uart", "sam-ba", "uf2")
 
 # Board text reaches generated C comments, linker scripts, Makefiles and paths: keep it to safe
 # sets. Without '*' no comment can be opened or closed; without '?' and backslash no trigraph or
@@ -145,8 +155,12 @@ def load_board_file(path: str | Path) -> Board:
     if stack < 512 or stack % 8:
         raise _fail(source, "stack_bytes", f"must be a multiple of 8, at least 512, got {stack}")
     methods = _get(raw, "flash_methods", list, source, default=[])
-    if not all(isinstance(m, str) for m in methods):
-        raise _fail(source, "flash_methods", "expected an array of strings")
+    if not all(isinstance(m, str) and m in FLASH_METHODS for m in methods) or len(
+        set(methods)
+    ) != len(methods):
+        raise _fail(
+            source, "flash_methods", f"expected distinct names from {', '.join(FLASH_METHODS)}"
+        )
     flash = _parse_flash(raw.get("flash"), source) if "flash" in raw else None
     if flash is None:
         raise _fail(source, "flash", "missing")
@@ -178,6 +192,7 @@ def load_board_file(path: str | Path) -> Board:
         "uart",
         "emulator",
         "bootloader",
+        "probe",
     }
     _no_unknown(raw, known, source, "")
     if stack >= sram[0].size:
@@ -201,17 +216,34 @@ def load_board_file(path: str | Path) -> Board:
         flash_methods=tuple(methods),
         emulator=emulator,
         source=source,
-        bootloader=_bootloader(raw, source, flash),
+        bootloader=_bootloader(raw, source, flash, tuple(methods)),
+        probe=_probe(raw, source, tuple(methods)),
     )
 
 
-def _bootloader(raw: dict[str, Any], source: Path, flash: FlashSpec) -> BootloaderSpec | None:
-    """The optional ``[bootloader]`` table (boards/bootloader.py validates it)."""
-    if "bootloader" not in raw:
-        return None
-    from .bootloader import parse_bootloader
+def _bootloader(
+    raw: dict[str, Any], source: Path, flash: FlashSpec, methods: tuple[str, ...]
+) -> BootloaderSpec | None:
+    """The ``[bootloader]`` table (boards/bootloader.py validates it): there when flash_methods
+    names a bootloader's method, and only then."""
+    from .bootloader import METHODS, parse_bootloader
 
-    return parse_bootloader(raw["bootloader"], source, flash)
+    wanted = tuple(m for m in methods if m in METHODS)
+    if "bootloader" not in raw:
+        if wanted:
+            raise _fail(source, "bootloader", f"missing (needed by {wanted[0]})")
+        return None
+    return parse_bootloader(raw["bootloader"], source, flash, wanted)
+
+
+def _probe(raw: dict[str, Any], source: Path, methods: tuple[str, ...]) -> ProbeSpec | None:
+    """The optional ``[probe]`` table (boards/probe.py); the openocd method needs its scripts."""
+    from .probe import parse_probe
+
+    spec = parse_probe(raw["probe"], source) if "probe" in raw else None
+    if "openocd" in methods and (spec is None or not spec.openocd):
+        raise _fail(source, "probe", "missing probe.openocd (needed by the openocd method)")
+    return spec
 
 
 def board_dirs() -> list[Path]:

@@ -131,6 +131,23 @@ class BootloaderSpec:
 
 
 @dataclass(frozen=True)
+class ProbeSpec:
+    """The board's debug probe (the board file's ``[probe]``, boards/probe.py): OpenOCD's
+    scripts and commands for it, its GDB server's default port, its USB drive's label."""
+
+    openocd: tuple[str, ...] = ()
+    gdb_port: int = 3333
+    drive_label: str | None = None
+
+    def openocd_args(self) -> list[str]:
+        """OpenOCD's command line for the probe: ``-f`` per script, ``-c`` per command."""
+        out: list[str] = []
+        for x in self.openocd:
+            out += ["-f", x] if x.endswith(".cfg") else ["-c", x]
+        return out
+
+
+@dataclass(frozen=True)
 class Board:
     """A validated board description (see the module docstring for the file format)."""
 
@@ -153,6 +170,7 @@ class Board:
     emulator: EmulatorSpec | None = None
     source: Path | None = None
     bootloader: BootloaderSpec | None = None
+    probe: ProbeSpec | None = None
 
     @property
     def is_host(self) -> bool:

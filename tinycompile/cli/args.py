@@ -200,14 +200,23 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "flash",
-        help="program a board over its bootloader (STM32 UART, SAM-BA, UF2)",
+        help="program a board through its debug probe (OpenOCD, a GDB server, the probe's drive)"
+        " or its bootloader (STM32 UART, SAM-BA, UF2)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=FLASH_HELP,
     )
     p.add_argument("target", metavar="BUILD_DIR|FIRMWARE", help="build folder or .hex/.elf/.bin")
     p.add_argument("--board", required=True, help="board name or file (must match the build)")
-    p.add_argument("--port", help="serial port (stm32-uart, sam-ba), e.g. /dev/ttyUSB0")
-    p.add_argument("--method", help="stm32-uart, sam-ba or uf2 (default: the board's first)")
+    p.add_argument(
+        "--port",
+        help="serial port (stm32-uart, sam-ba), e.g. /dev/ttyUSB0; gdb: the GDB server's"
+        " HOST:PORT (default localhost:3333)",
+    )
+    p.add_argument(
+        "--method",
+        help="openocd, gdb, probe-drive, stm32-uart, sam-ba or uf2, those the board file names"
+        " (default: its first)",
+    )
     p.add_argument("--baud", type=int, help="baud rate (default: the board file's)")
     p.add_argument("--no-go", action="store_true", help="do not start the application after")
     p.add_argument(
@@ -227,7 +236,11 @@ def parser() -> argparse.ArgumentParser:
         default=10.0,
         help="SAM-BA: seconds to wait for the bootloader's port after the touch (default 10)",
     )
-    p.add_argument("--drive", help="UF2: the mounted UF2 drive (checked by its INFO_UF2.TXT)")
+    p.add_argument(
+        "--drive",
+        help="uf2: the mounted UF2 drive (checked by its INFO_UF2.TXT); probe-drive: the probe's"
+        " drive (default: found by the board's drive label)",
+    )
 
     p = sub.add_parser(
         "validate",
@@ -264,8 +277,18 @@ def parser() -> argparse.ArgumentParser:
         "emulate",
         help="run a board build in QEMU with its console on a pseudo-terminal (until Ctrl-C)",
     )
-    p.add_argument("build_dir", help="a `tinycompile build` output folder")
+    p.add_argument(
+        "build_dir", nargs="?", help="a `tinycompile build` output folder (none with --gdb: the"
+        " chip starts with empty flash)",
+    )  # fmt: skip
     p.add_argument("--board", help="which board build (default: the folder's only one)")
+    p.add_argument(
+        "--gdb",
+        type=int,
+        metavar="PORT",
+        help="start halted with a GDB server on localhost:PORT, as a board with a debug probe"
+        " (`tinycompile flash --method gdb --port localhost:PORT`)",
+    )
 
     p = sub.add_parser("boards", help="list the known boards")
     p.add_argument("--json", action="store_true")

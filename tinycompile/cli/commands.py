@@ -260,7 +260,11 @@ def cmd_validate(a: argparse.Namespace) -> int:
 def cmd_emulate(a: argparse.Namespace) -> int:
     from ..validate.command import emulate_command
 
-    emulate_command(a.build_dir, a.board)
+    if a.gdb is not None and not 1024 <= a.gdb <= 65535:
+        raise UsageError(f"emulate: --gdb {a.gdb}: give a TCP port from 1024 to 65535")
+    if a.build_dir is None and (a.gdb is None or a.board is None):
+        raise UsageError("emulate: give a build folder, or --board and --gdb PORT (empty flash)")
+    emulate_command(a.build_dir, a.board, a.gdb)
     return EXIT_OK
 
 

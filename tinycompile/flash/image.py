@@ -138,3 +138,40 @@ def load_image(path: Path, board: Board) -> Image:
     for a, d in segs:
         buf[a - start : a - start + len(d)] = d
     return Image(start, bytes(buf), path)
+
+
+def ihex(image: Image, entry: int | None = None) -> str:
+    """The image as Intel hex: 16-byte data records, an extended linear address record at
+    every 64 KB boundary, a start linear address record for ``entry``, the end record."""
+
+    def rec(kind: int, addr: int, data: bytes) -> str:
+        body = bytes([len(data), addr >> 8 & 0xFF, addr & 0xFF, kind]) + data
+        return f":{body.hex().upper()}{-sum(body) & 0xFF:02X}"
+
+    lines, upper = [], None
+    for off in range(0, len(image.data), 16):
+        addr = image.address + off
+        if addr >> 16 != upper:
+            upper = addr >> 16
+            lines.append(rec(4, 0, upper.to_bytes(2, "big")))
+        chunk = image.data[off : off + 16]
+        if addr >> 16 != (addr + len(chunk) - 1) >> 16:  # a record never crosses 64 KB
+            cut = 0x10000 - (addr & 0xFFFF)
+            lines.append(rec(0, addr & 0xFFFF, chunk[:cut]))
+            upper = (addr + cut) >> 16
+            lines.append(rec(4, 0, upper.to_bytes(2, "big")))
+            lines.append(rec(0, 0, chunk[cut:]))
+            continue
+        lines.append(rec(0, addr & 0xFFFF, chunk))
+    if entry is not None:
+        lines.append(rec(5, 0, entry.to_bytes(4, "big")))
+    lines.append(rec(1, 0, b""))
+    return "\n".join(lines) + "\n"
+
+
+def vectors(image: Image) -> tuple[int, int]:
+    """The initial stack pointer and reset handler of an image that starts with its vector
+    table (every Cortex-M application image)."""
+    if len(image.data) < 8:
+        raise CompileError(f"{image.source}: too short to start with a vector table")
+    return struct.unpack_from("<II", image.data, 0)

@@ -7,6 +7,7 @@ import json
 import time
 from pathlib import Path
 
+from ..boards import get_board
 from ..errors import DeviceError
 from ..frontend import load_model
 from ..run.files import load_inputs
@@ -76,12 +77,23 @@ def validate_command(
     return rep.ok
 
 
-def emulate_command(build_dir: str, board: str | None) -> None:
-    """Run a build's board firmware in QEMU on a pty until QEMU stops or Ctrl-C (the CLI's
-    signal handler raises KeyboardInterrupt, which stops QEMU)."""
-    b, elf = board_elf(build_dir, board)
-    with emulated_board(b, elf) as emu:
-        print(f"{b.name} firmware on QEMU {emu.machine}: console on {emu.pty} (Ctrl-C stops it)")
+def emulate_command(build_dir: str | None, board: str | None, gdb: int | None = None) -> None:
+    """Run a build's board firmware (or, with ``gdb`` and no build, an empty chip) in QEMU on a
+    pty until QEMU stops or Ctrl-C (the CLI's signal handler raises KeyboardInterrupt, which
+    stops QEMU). With ``gdb`` QEMU starts halted, its gdbstub on localhost:``gdb``."""
+    if build_dir is None:
+        assert board is not None
+        b, elf = get_board(board), None
+    else:
+        b, elf = board_elf(build_dir, board)
+    with emulated_board(b, elf, gdb_port=gdb) as emu:
+        what = "empty" if elf is None else "firmware"
+        print(f"{b.name} {what} on QEMU {emu.machine}: console on {emu.pty} (Ctrl-C stops it)")
+        if gdb is not None:
+            print(
+                f"halted; GDB server on localhost:{gdb}: tinycompile flash BUILD --board {b.name}"
+                f" --method gdb --port localhost:{gdb}"
+            )
         print(
             f"validate it with: tinycompile validate MODEL --board {b.name} --port {emu.pty}",
             flush=True,

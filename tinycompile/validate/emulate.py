@@ -66,8 +66,10 @@ def board_elf(build_dir: str | Path, board: str | None = None) -> tuple[Board, P
 EMULATED_CONNECT_S = 300.0
 
 
-def pty_command(board: Board, elf: Path) -> list[str]:
-    """qemu-system-arm running `elf` on the board's own chip, its console on a new pty."""
+def pty_command(board: Board, elf: Path | None, gdb_port: int | None = None) -> list[str]:
+    """qemu-system-arm running `elf` on the board's own chip, its console on a new pty. With
+    ``gdb_port``: halted at reset, its gdbstub on 127.0.0.1:gdb_port (a board with a debug
+    probe, for `flash --method gdb`); without `elf` the chip's flash is empty."""
     emu = board.emulator
     if emu is None or emu.board_machine is None:
         raise CompileError(
@@ -80,16 +82,24 @@ def pty_command(board: Board, elf: Path) -> list[str]:
     cmd = [qemu, "-M", emu.board_machine, "-display", "none", "-monitor", "none"]
     for i in range(emu.board_serial + 1):
         cmd += ["-serial", "pty" if i == emu.board_serial else "null"]
-    return cmd + ["-icount", f"shift={ICOUNT_SHIFT}", "-kernel", str(Path(elf).resolve())]
+    cmd += ["-icount", f"shift={ICOUNT_SHIFT}"]
+    if gdb_port is not None:
+        cmd += ["-S", "-gdb", f"tcp:127.0.0.1:{gdb_port}"]
+    return cmd + ([] if elf is None else ["-kernel", str(Path(elf).resolve())])
 
 
 @contextmanager
 def emulated_board(
-    board: Board | str, elf: str | Path, *, timeout_s: float = 10.0
+    board: Board | str,
+    elf: str | Path | None,
+    *,
+    timeout_s: float = 10.0,
+    gdb_port: int | None = None,
 ) -> Iterator[EmulatedBoard]:
-    """Start QEMU on `elf` with the console on a pty; yield it once QEMU named the pty."""
+    """Start QEMU on `elf` with the console on a pty; yield it once QEMU named the pty.
+    ``gdb_port``: halted, with a GDB server there (`pty_command`)."""
     b = get_board(board)
-    cmd = pty_command(b, Path(elf))
+    cmd = pty_command(b, None if elf is None else Path(elf), gdb_port)
     serial = b.emulator.board_serial if b.emulator else 0
     with tempfile.TemporaryFile() as log:  # QEMU's messages (the pty's name among them)
         with procs.spawn(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log) as proc:
