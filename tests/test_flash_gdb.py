@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from flashkit import built, cli  # noqa: F401
 from tinycompile.errors import DeviceError
 from tinycompile.flash import FlashOptions, flash
 from tinycompile.flash import gdb as gdbmod
-from tinycompile.flash.image import Image, ihex, load_image
+from tinycompile.flash.image import Image, ihex, load_image, vectors
 from tinycompile.validate import emulated_board
 from tinycompile.validate.emulate import EMULATED_CONNECT_S
 
@@ -127,3 +128,50 @@ def test_the_intel_hex_reads_back_with_objcopy(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert out.read_bytes() == data
     assert ":0400000508000101ED" in hexf.read_text()
+
+
+def test_start_up_points_vtor_at_its_own_table(built, tmp_path: Path) -> None:  # noqa: F811
+    """Issue 22 #5 (the VTOR half): entered as the ROM bootloader's GO enters it, VTOR still at
+    the ROM's table (0x1FFF0000), the reset handler points VTOR at the image's own. The board
+    build runs on QEMU's model of the chip, halted at reset; the real GDB puts a jump stub in
+    SRAM (assembled here: VTOR := 0x1FFF0000, then the image's reset vector, as a bootloader
+    does), starts it, lets the firmware run a moment, stops it and reads VTOR."""
+    from tinycompile.flash.tools import find_tool
+
+    elf = built(BOARD) / "build" / f"{BOARD}-board" / "firmware.elf"
+    sp, reset = vectors(load_image(elf, _board()))
+    stub = _assemble(tmp_path, f"""
+        ldr r0, =0xE000ED08
+        ldr r1, =0x1FFF0000
+        str r1, [r0]
+        ldr r2, ={reset:#x}
+        bx r2
+        .ltorg
+    """)  # fmt: skip
+    port = free_port()
+    with emulated_board(BOARD, elf, gdb_port=port):
+        mi = gdbmod.MiSession(find_tool("gdb"))
+        try:
+            mi.command("-gdb-set architecture arm", 10, "gdb")
+            mi.command("-gdb-set mi-async on", 10, "gdb")  # commands while the part runs
+            mi.command(f"-target-select extended-remote 127.0.0.1:{port}", 10, "gdb")
+            mi.command(f"-data-write-memory-bytes 0x20010000 {stub.hex()}", 10, "gdb")
+            mi.command(f'-data-evaluate-expression "$sp = {sp:#x}"', 10, "gdb")
+            mi.command('-data-evaluate-expression "$pc = 0x20010000"', 10, "gdb")
+            mi.command("-exec-continue", 10, "gdb")
+            time.sleep(1.5)
+            mi.command("-exec-interrupt", 10, "gdb")
+            time.sleep(0.5)
+            out = mi.command("-data-read-memory-bytes 0xe000ed08 4", 10, "gdb")
+            vtor = int.from_bytes(bytes.fromhex(out.split('contents="')[1][:8]), "little")
+            assert vtor == 0x08000000, hex(vtor)
+        finally:
+            mi.close()
+
+
+def _assemble(tmp: Path, text: str) -> bytes:
+    src, obj, out = tmp / "stub.s", tmp / "stub.o", tmp / "stub.bin"
+    src.write_text(".syntax unified\n.thumb\n.cpu cortex-m4\n" + text + "\n")
+    subprocess.run(["arm-none-eabi-as", "-o", str(obj), str(src)], check=True)
+    subprocess.run(["arm-none-eabi-objcopy", "-O", "binary", str(obj), str(out)], check=True)
+    return out.read_bytes()

@@ -62,6 +62,16 @@ def board_defines(board: Board) -> list[tuple[str, str]]:
     for k in ("txpo", "rxpo"):
         if k in uart.extra:
             defs.append((f"TC_UART_{k.upper()}", str(uart.extra[k])))
+    bl = board.bootloader
+    if uart.driver in family and bl is not None and "stm32-uart" in bl.methods:
+        # the ROM bootloader's USART and pins: the console's set-up resets that USART and
+        # returns those of its pins the console does not use to their reset state (after GO)
+        defs.append(("TC_BOOT_UART_INSTANCE", str(bl.usart)))
+        console = {_pin(uart.tx), _pin(uart.rx)} if uart.tx and uart.rx else set()
+        for key, pin in (("TX", bl.tx), ("RX", bl.rx)):
+            if pin and _pin(pin) not in console:
+                port, num = _pin(pin)
+                defs += [(f"TC_BOOT_{key}_PORT", str(port)), (f"TC_BOOT_{key}_PIN", str(num))]
     return defs
 
 

@@ -1,8 +1,9 @@
 /* tinycompile board support: Cortex-M startup shared by every core family.
  *
  * Vector table (the 16 architectural entries; no peripheral interrupt is ever enabled), reset
- * handler (.data copy, .bss zero, stack painting, FPU enable on M4F/M7, caches on M7 boards,
- * UNALIGN_TRP when ARMv6-M code runs on an ARMv7-M emulator), fault reporting, main().
+ * handler (VTOR at this table, .data copy, .bss zero, stack painting, FPU enable on M4F/M7,
+ * caches on M7 boards, UNALIGN_TRP when ARMv6-M code runs on an ARMv7-M emulator), fault
+ * reporting, main().
  * Linker symbols come from the linker script rendered from templates/board/linker.ld.j2.
  */
 #include <stdint.h>
@@ -74,6 +75,10 @@ __attribute__((noinline)) static void tc_enable_caches(void)
 
 void tc_reset_handler(void)
 {
+    /* VTOR at this image's vector table: entered through a bootloader's jump (the STM32 ROM's
+     * GO, SAM-BA's G) or a debugger's (flash --method gdb), it may still point at another's. */
+    TC_REG32(0xE000ED08u) = (uint32_t)(uintptr_t)tc_vectors;
+    __asm volatile("dsb\n isb" ::: "memory");
     uint32_t *src = _sidata;
     uint32_t *dst = _sdata;
     while (dst < _edata) {

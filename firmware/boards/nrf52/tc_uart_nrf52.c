@@ -9,7 +9,9 @@
 #include "tc_board_io.h"
 
 #define UARTE0 0x40002000u
+#define UARTE_TASKS_STARTRX (UARTE0 + 0x000u)
 #define UARTE_TASKS_STARTTX (UARTE0 + 0x008u)
+#define UARTE_EVENTS_ENDRX (UARTE0 + 0x110u)
 #define UARTE_EVENTS_ENDTX (UARTE0 + 0x120u)
 #define UARTE_ENABLE (UARTE0 + 0x500u)
 #define UARTE_PSEL_RTS (UARTE0 + 0x508u)
@@ -17,6 +19,8 @@
 #define UARTE_PSEL_CTS (UARTE0 + 0x510u)
 #define UARTE_PSEL_RXD (UARTE0 + 0x514u)
 #define UARTE_BAUDRATE (UARTE0 + 0x524u)
+#define UARTE_RXD_PTR (UARTE0 + 0x534u)
+#define UARTE_RXD_MAXCNT (UARTE0 + 0x538u)
 #define UARTE_TXD_PTR (UARTE0 + 0x544u)
 #define UARTE_TXD_MAXCNT (UARTE0 + 0x548u)
 #define UARTE_CONFIG (UARTE0 + 0x56Cu)
@@ -29,6 +33,7 @@
 
 static uint8_t g_tx[64];
 static uint32_t g_fill;
+static volatile uint8_t g_rx;
 
 void tc_console_init(void)
 {
@@ -44,6 +49,12 @@ void tc_console_init(void)
     TC_REG32(UARTE_CONFIG) = 0; /* 8N1, no flow control */
     TC_REG32(UARTE_ENABLE) = 8u;
     g_fill = 0;
+    /* The receiver runs from here on, not from the first tc_console_getc: what the host sends
+     * during the start-up report waits in g_rx and the RX FIFO instead of being lost. */
+    TC_REG32(UARTE_RXD_PTR) = (uint32_t)(uintptr_t)&g_rx;
+    TC_REG32(UARTE_RXD_MAXCNT) = 1u;
+    TC_REG32(UARTE_EVENTS_ENDRX) = 0;
+    TC_REG32(UARTE_TASKS_STARTRX) = 1;
 }
 
 void tc_console_flush(void)
@@ -69,27 +80,12 @@ void tc_console_putc(char c)
 }
 
 /* Receive (validation protocol): UARTE receives through EasyDMA too, one byte at a time into
- * g_rx. The receiver is started once and restarted after each byte; bytes arriving in between
- * wait in the UARTE's RX FIFO. Pending transmit bytes are sent first (a reply always ends with
- * a flush anyway). */
-#define UARTE_TASKS_STARTRX (UARTE0 + 0x000u)
-#define UARTE_EVENTS_ENDRX (UARTE0 + 0x110u)
-#define UARTE_RXD_PTR (UARTE0 + 0x534u)
-#define UARTE_RXD_MAXCNT (UARTE0 + 0x538u)
-
-static volatile uint8_t g_rx;
-static int g_rx_started;
-
+ * g_rx. The receiver is started by tc_console_init and restarted after each byte; bytes
+ * arriving in between wait in the UARTE's RX FIFO. Pending transmit bytes are sent first (a
+ * reply always ends with a flush anyway). */
 uint8_t tc_console_getc(void)
 {
     tc_console_flush();
-    if (!g_rx_started) {
-        TC_REG32(UARTE_RXD_PTR) = (uint32_t)(uintptr_t)&g_rx;
-        TC_REG32(UARTE_RXD_MAXCNT) = 1u;
-        TC_REG32(UARTE_EVENTS_ENDRX) = 0;
-        TC_REG32(UARTE_TASKS_STARTRX) = 1;
-        g_rx_started = 1;
-    }
     while (TC_REG32(UARTE_EVENTS_ENDRX) == 0) {
     }
     uint8_t b = g_rx;

@@ -1,8 +1,12 @@
 /* tinycompile board support: SAMD21 clock set-up (SAM D21 datasheet DS40001882: SYSCTRL, GCLK,
  * NVMCTRL, NVM software calibration area).
  *
- * Reset leaves the core on OSC8M / 8 = 1 MHz. Order: OSC8M prescaler 1 (8 MHz, the fallback
- * clock, reset_clock_hz), one flash wait state (NVMCTRL RWS, needed above 24 MHz at 3.3 V), then
+ * Reset leaves the core on OSC8M / 8 = 1 MHz; a bootloader that jumps here (SAM-BA's G, a UF2
+ * bootloader) may leave it on the DFLL48M at 48 MHz, in closed loop on XOSC32K. Order: OSC8M
+ * enabled at prescaler 1 (8 MHz, the fallback clock, reset_clock_hz) and generator 0 moved onto
+ * it first, so that nothing below stops the clock the core runs on; one flash wait state
+ * (NVMCTRL RWS, needed above 24 MHz at 3.3 V) and manual page writes (MANW: the errata's stray
+ * writes into flash; uf2-samdx1 does the same), then
  *  1. XOSC32K (the board's 32.768 kHz crystal) -> generator 1 -> DFLL48M reference, DFLL48M in
  *     closed loop with MUL = TC_DFLL_MUL (32768 * MUL = clock_hz): wait for coarse and fine lock;
  *  2. if the crystal or the lock fails: DFLL48M in open loop at the factory coarse calibration
@@ -28,6 +32,7 @@
 #define GCLK_GENDIV 0x40000C08u
 
 #define PCLKSR_XOSC32KRDY (1u << 1)
+#define PCLKSR_OSC8MRDY (1u << 3)
 #define PCLKSR_DFLLRDY (1u << 4)
 #define PCLKSR_DFLLLCKF (1u << 6)
 #define PCLKSR_DFLLLCKC (1u << 7)
@@ -40,11 +45,12 @@
 #define OPEN_LOOP_HZ 48000000u
 #define OSC8M_HZ 8000000u
 
-/* Bounds in reads (>= 4 cycles each, at OSC8M 8 MHz): the crystal 2,000,000 (>= 1 s; XOSC32K
- * STARTUP = 3 is 4096 cycles of OSCULP32K, 125 ms, and a 32 kHz crystal may need up to 1 s);
+/* Bounds in reads (>= 4 cycles each, at OSC8M 8 MHz): the crystal 6,000,000 (>= 3 s; XOSC32K
+ * STARTUP = 6 is 65536 cycles of OSCULP32K, 2 s, as the Arduino core, its Zero bootloader and
+ * uf2-samdx1 set it, with the automatic amplitude control off: the errata's AAMPEN problem);
  * DFLL lock 1,000,000 (>= 0.5 s; closed-loop lock takes a few ms from the coarse calibration);
  * register synchronisation 20000 (>= 10 ms; a few cycles of the slowest clock involved). */
-#define WAIT_XTAL 2000000u
+#define WAIT_XTAL 6000000u
 #define WAIT_LOCK 1000000u
 #define WAIT_SYNC 20000u
 
@@ -83,8 +89,8 @@ static uint32_t coarse_calibration(void)
 /* DFLL48M in closed loop on XOSC32K; 1 once locked. */
 static int dfll_closed_loop(void)
 {
-    /* XTALEN, EN32K, AAMPEN, STARTUP = 3, then ENABLE. */
-    TC_REG16(SYSCTRL_XOSC32K) = (uint16_t)((1u << 2) | (1u << 3) | (1u << 5) | (3u << 8));
+    /* XTALEN, EN32K, STARTUP = 6 (AAMPEN off), then ENABLE. */
+    TC_REG16(SYSCTRL_XOSC32K) = (uint16_t)((1u << 2) | (1u << 3) | (6u << 8));
     TC_REG16(SYSCTRL_XOSC32K) |= (uint16_t)(1u << 1);
     if (!tc_wait_reg32(SYSCTRL_PCLKSR, PCLKSR_XOSC32KRDY, PCLKSR_XOSC32KRDY, WAIT_XTAL)) {
         return 0;
@@ -130,9 +136,13 @@ static int dfll_open_loop(void)
 
 void tc_board_init(void)
 {
-    TC_REG32(SYSCTRL_OSC8M) &= ~(3u << 8); /* PRESC = 0: 8 MHz */
+    /* PRESC = 0 (8 MHz), ENABLE; then the core onto it, whatever it ran on */
+    TC_REG32(SYSCTRL_OSC8M) = (TC_REG32(SYSCTRL_OSC8M) & ~(3u << 8)) | (1u << 1);
+    (void)tc_wait_reg32(SYSCTRL_PCLKSR, PCLKSR_OSC8MRDY, PCLKSR_OSC8MRDY, WAIT_SYNC);
+    generator(0u, GCLK_SRC_OSC8M);
     g_hz = OSC8M_HZ;
-    TC_REG32(NVMCTRL_CTRLB) = (TC_REG32(NVMCTRL_CTRLB) & ~(0xFu << 1)) | (1u << 1); /* RWS = 1 */
+    /* RWS = 1, MANW = 1 */
+    TC_REG32(NVMCTRL_CTRLB) = (TC_REG32(NVMCTRL_CTRLB) & ~(0xFu << 1)) | (1u << 1) | (1u << 7);
     if (dfll_closed_loop()) {
         g_hz = 32768u * TC_DFLL_MUL;
         g_source = "dfll";

@@ -5,6 +5,11 @@
  * addresses are the reference manuals' (RM0090 F4, RM0385 F7, RM0433 H7). tc_board.h selects the
  * family (TC_STM32_F4 / TC_STM32_F7 / TC_STM32_H7), the instance (TC_UART_INSTANCE: 1, 2, 3 or 6)
  * and the pins (TC_UART_TX_PORT/PIN, TC_UART_RX_PORT/PIN with port A = 0, TC_UART_AF).
+ *
+ * Entered after the ROM bootloader's GO (`tinycompile flash --method stm32-uart`), the chip
+ * still has the bootloader's USART set up: the set-up resets the console's USART and the
+ * bootloader's (TC_BOOT_UART_INSTANCE) through RCC, and returns the bootloader's pins that the
+ * console does not use (TC_BOOT_TX/RX_PORT/PIN) to their reset state.
  */
 #include <stdint.h>
 
@@ -15,12 +20,16 @@
 #define RCC_GPIOEN (RCC_BASE + 0x0E0u) /* RCC_AHB4ENR */
 #define RCC_APB1EN (RCC_BASE + 0x0E8u) /* RCC_APB1LENR */
 #define RCC_APB2EN (RCC_BASE + 0x0F0u) /* RCC_APB2ENR */
+#define RCC_APB1RST (RCC_BASE + 0x090u) /* RCC_APB1LRSTR */
+#define RCC_APB2RST (RCC_BASE + 0x098u) /* RCC_APB2RSTR */
 #define GPIO_BASE(port) (0x58020000u + 0x400u * (uint32_t)(port))
 #elif defined(TC_STM32_F4) || defined(TC_STM32_F7)
 #define RCC_BASE 0x40023800u
 #define RCC_GPIOEN (RCC_BASE + 0x30u) /* RCC_AHB1ENR */
 #define RCC_APB1EN (RCC_BASE + 0x40u) /* RCC_APB1ENR */
 #define RCC_APB2EN (RCC_BASE + 0x44u) /* RCC_APB2ENR */
+#define RCC_APB1RST (RCC_BASE + 0x20u) /* RCC_APB1RSTR */
+#define RCC_APB2RST (RCC_BASE + 0x24u) /* RCC_APB2RSTR */
 #define GPIO_BASE(port) (0x40020000u + 0x400u * (uint32_t)(port))
 #else
 #error "tc_uart_stm32.c: define TC_STM32_F4, TC_STM32_F7 or TC_STM32_H7"
@@ -79,12 +88,52 @@ static void tc_gpio_af(uint32_t port, uint32_t pin, uint32_t af, int pull_up)
     TC_REG32(base + 0x00u) = (TC_REG32(base + 0x00u) & ~(3u << (2 * pin))) | (2u << (2 * pin));
 }
 
+/* USART n's enable/reset bit and whether it sits on APB2 (1, 6) or APB1 (2, 3): the same bit
+ * in RCC's APBxENR and APBxRSTR. */
+#define USART_BIT(n) ((n) == 1 ? 4u : (n) == 6 ? 5u : (n) == 2 ? 17u : 18u)
+#define USART_APB2(n) ((n) == 1 || (n) == 6)
+
+/* Pulse USART n's reset: whatever a bootloader left in it (its ROM USART after GO: enabled,
+ * parity, another baud rate) goes back to the reset values. */
+static void tc_usart_reset(uint32_t n)
+{
+    uint32_t rst = USART_APB2(n) ? RCC_APB2RST : RCC_APB1RST;
+    TC_REG32(rst) |= 1u << USART_BIT(n);
+    (void)TC_REG32(rst);
+    TC_REG32(rst) &= ~(1u << USART_BIT(n));
+}
+
+/* A pin back to its reset state: input, no pull, AF0 (a bootloader's USART pin that the console
+ * does not use, so that it no longer drives or feeds that USART). */
+static void tc_gpio_release(uint32_t port, uint32_t pin)
+{
+    uint32_t base = GPIO_BASE(port);
+    TC_REG32(RCC_GPIOEN) |= 1u << port;
+    (void)TC_REG32(RCC_GPIOEN);
+    TC_REG32(base + 0x00u) &= ~(3u << (2 * pin));
+    TC_REG32(base + 0x0Cu) &= ~(3u << (2 * pin));
+    uint32_t afr = base + 0x20u + 4u * (pin / 8u);
+    TC_REG32(afr) &= ~(0xFu << (4 * (pin % 8u)));
+}
+
 void tc_console_init(void)
 {
+#if defined(TC_BOOT_UART_INSTANCE)
+    if (TC_BOOT_UART_INSTANCE != TC_UART_INSTANCE) {
+        tc_usart_reset(TC_BOOT_UART_INSTANCE);
+    }
+#endif
+#if defined(TC_BOOT_TX_PORT)
+    tc_gpio_release(TC_BOOT_TX_PORT, TC_BOOT_TX_PIN);
+#endif
+#if defined(TC_BOOT_RX_PORT)
+    tc_gpio_release(TC_BOOT_RX_PORT, TC_BOOT_RX_PIN);
+#endif
     tc_gpio_af(TC_UART_TX_PORT, TC_UART_TX_PIN, TC_UART_AF, 0);
     tc_gpio_af(TC_UART_RX_PORT, TC_UART_RX_PIN, TC_UART_AF, 1);
     TC_REG32(UART_EN_REG) |= 1u << UART_EN_BIT;
     (void)TC_REG32(UART_EN_REG);
+    tc_usart_reset(TC_UART_INSTANCE);
     TC_REG32(USART_CR1) = 0;
     uint32_t kernel_hz = tc_board_uart_clock_hz(); /* decoded from RCC: the clock it really has */
     TC_REG32(USART_BRR) = (kernel_hz + TC_UART_BAUD / 2u) / TC_UART_BAUD; /* 16x oversampling */
