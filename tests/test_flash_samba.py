@@ -58,14 +58,49 @@ def test_touch_then_flash_exactly_the_firmware(built, rename: bool) -> None:  # 
     assert sim.log[:3] == ["N", "V", "w"]
 
 
-def test_already_in_the_bootloader_without_touch(built) -> None:  # noqa: F811
+@pytest.mark.parametrize("flag", [[], ["--no-touch"]], ids=["default", "no-touch"])
+def test_already_in_the_bootloader_without_touch(built, flag: list[str]) -> None:  # noqa: F811
+    """Issue 22 #8: by default the touch is sent only when no monitor answers on the port: a
+    board whose bootloader runs (double-tapped RESET: tinycompile's firmware has no USB port)
+    is flashed without one, and without --no-touch."""
     build = built("samd21")
     with make_sim(start_in_bootloader=True) as sim:
         before = bytes(sim.flash)
-        r, _ = flash_cli(build, sim, "--no-touch")
+        r, _ = flash_cli(build, sim, *flag)
     assert r.returncode == 0, r.stderr
-    assert not sim.touched
+    assert not sim.touched and not sim.touched_bootloader
     check_flashed(build, sim, before)
+
+
+def test_touch_forced(built) -> None:  # noqa: F811
+    with make_sim(start_in_bootloader=True) as sim:
+        r, _ = flash_cli(built("samd21"), sim, "--touch")
+    assert r.returncode == 0, r.stderr
+    assert sim.touched_bootloader
+
+
+def test_s_command_and_its_data_in_separate_writes(built, monkeypatch) -> None:  # noqa: F811
+    """Issue 22 #8: the SAM-BA firmware loses data sharing a USB packet with the S command;
+    every S command goes out alone, drained, before its data (as BOSSA flushes)."""
+    from tinycompile.flash import FlashOptions, flash
+    from tinycompile.serialport import Port
+
+    writes: list[bytes] = []
+    real = Port.write
+
+    def write(self, data: bytes) -> None:
+        writes.append(bytes(data))
+        real(self, data)
+
+    monkeypatch.setattr(Port, "write", write)
+    with make_sim(start_in_bootloader=True) as sim:
+        flash(built("samd21"), "samd21", FlashOptions(port=sim.path), "sam-ba")
+    s_cmds = [i for i, w in enumerate(writes) if w[:1] == b"S"]
+    assert s_cmds
+    for i in s_cmds:
+        n = int(writes[i][10:18], 16)
+        assert writes[i].endswith(b"#") and len(writes[i]) == 19, writes[i][:24]
+        assert len(writes[i + 1]) == n
 
 
 FAULTS = {

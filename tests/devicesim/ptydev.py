@@ -58,6 +58,9 @@ class PtyDevice:
     def serve(self) -> None:
         raise NotImplementedError
 
+    def idle(self) -> None:
+        """Called between polls of the port while waiting for a byte (line-state checks)."""
+
     # -- line state seen from the master side --------------------------------------------------
     def cflag(self) -> int:
         """The slave's termios c_cflag (a pty master's TCGETS reads its slave's termios)."""
@@ -79,6 +82,7 @@ class PtyDevice:
             if self._stop.is_set():
                 raise Stopped
             r, _, _ = select.select([self.master], [], [], 0.05)
+            self.idle()
             if not r:
                 continue
             try:

@@ -68,6 +68,7 @@ class SambaSim(PtyDevice):
         self.boot_path = str(self.dir / ("ttyACM1" if rename else "ttyACM0"))
         os.symlink(self.slave_path, self.boot_path if start_in_bootloader else self.path)
         self.touched = False
+        self.touched_bootloader = False  # a 1200-baud open while the bootloader runs
         self.resets = 0
         self.app_started = False
         self.buffer = 0
@@ -105,6 +106,10 @@ class SambaSim(PtyDevice):
         self.slave_path = self._new_pty()  # ... and comes back
         os.symlink(self.slave_path, self.boot_path)
         self.in_bootloader = True
+
+    def idle(self) -> None:
+        if self.in_bootloader and self.speed() == termios.B1200:
+            self.touched_bootloader = True  # harmless here, but a sign of a needless touch
 
     # -- memory -------------------------------------------------------------------------------
     def _read(self, addr: int, n: int) -> bytes:

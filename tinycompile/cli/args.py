@@ -226,7 +226,22 @@ def parser() -> argparse.ArgumentParser:
         help="STM32: NRST and BOOT0 wired to the adapter's DTR/RTS pins (default none; ports"
         " without modem lines continue with a notice)",
     )
-    p.add_argument("--no-touch", action="store_true", help="SAM-BA: skip the 1200-baud touch")
+    touch = p.add_mutually_exclusive_group()
+    touch.add_argument(
+        "--touch",
+        action="store_const",
+        const=True,
+        dest="touch",
+        help="SAM-BA: always send the 1200-baud touch (default: only when no bootloader answers"
+        " on --port, i.e. an Arduino sketch runs)",
+    )
+    touch.add_argument(
+        "--no-touch",
+        action="store_const",
+        const=False,
+        dest="touch",
+        help="SAM-BA: never send the 1200-baud touch",
+    )
     p.add_argument(
         "--bootloader-port", help="SAM-BA: the name the port comes back under after the touch"
     )

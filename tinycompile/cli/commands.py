@@ -225,7 +225,7 @@ def cmd_flash(a: argparse.Namespace) -> int:
         baud=a.baud,
         go=not a.no_go,
         boot_lines=a.boot_lines,
-        touch=not a.no_touch,
+        touch=a.touch,
         bootloader_port=a.bootloader_port,
         drive=a.drive,
         timeouts=Timeouts(reappear=a.wait),

@@ -45,9 +45,10 @@ HELP = """Program a board by the methods its board file names (the first is the 
     --method stm32-uart: the ROM UART bootloader (ST AN3155): a 3.3 V USB-serial adapter on the
       bootloader USART (stm32f746 USART1 PA9/PA10, stm32f407 and stm32h743 USART3
       PB10/PB11), BOOT0 high, reset; --port /dev/ttyUSB0.
-  samd21 (Arduino Zero): the Arduino bootloader's SAM-BA monitor on the NATIVE USB port; a
-    1200-baud touch starts it while an Arduino sketch runs (else double-tap RESET and pass
-    --no-touch). Its 8 KB bootloader region is never written.
+  samd21 (Arduino Zero): the Arduino bootloader's SAM-BA monitor on the NATIVE USB port. With
+    tinycompile's firmware running (it has no USB port) double-tap RESET first; while an
+    Arduino sketch runs, a 1200-baud touch starts it (sent only when no bootloader answers;
+    --touch / --no-touch force it). Its 8 KB bootloader region is never written.
       tinycompile flash build/digits-samd21 --board samd21 --port /dev/ttyACM0
     --method uf2 (a UF2 bootloader's drive), openocd / gdb (the EDBG programming port).
   rp2040 (Pico): writes firmware.uf2 beside the firmware; hold BOOTSEL while plugging in:

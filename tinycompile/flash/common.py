@@ -31,7 +31,7 @@ class FlashOptions:
     baud: int | None = None
     go: bool = True
     boot_lines: str = "none"
-    touch: bool = True
+    touch: bool | None = None  # SAM-BA: None = only when no bootloader answers on the port
     bootloader_port: str | None = None
     drive: str | None = None
     retries: int = 3

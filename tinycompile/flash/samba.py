@@ -1,11 +1,13 @@
 """The Arduino bootloader's SAM-BA monitor (Arduino Zero native USB port), as BOSSA drives it.
 
 Entering it: a sketch's USB serial port resets into the bootloader when opened at 1200 baud and
-closed (the "1200-baud touch"); the port then comes back, maybe under another name. Commands
-are ASCII, ``#``-terminated, with hexadecimal numbers: ``N#`` (binary mode, answer "\\n\\r"),
-``V#`` (version line; "[Arduino:XYZ]" announces the extended commands), ``wADDR,4#`` (read a
-word: the DSU device ID), ``SADDR,SIZE#`` + SIZE raw bytes (to RAM), ``XADDR#`` (erase from ADDR
-to the end of flash, "X\\n\\r"), ``YADDR,0#`` (the RAM buffer) and ``YADDR,SIZE#`` (buffer to
+closed (the "1200-baud touch"); the port then comes back, maybe under another name. Only an
+Arduino sketch's USB stack answers the touch (tinycompile's firmware has none: its users
+double-tap RESET), so by default it is sent only when no monitor answers on the port already.
+Commands are ASCII, ``#``-terminated, with hexadecimal numbers: ``N#`` (binary mode, answer
+"\\n\\r"), ``V#`` (version line; "[Arduino:XYZ]" announces the extended commands), ``wADDR,4#``
+(read a word: the DSU device ID), ``SADDR,SIZE#`` + SIZE raw bytes (to RAM), ``XADDR#`` (erase from
+ADDR to the end of flash, "X\\n\\r"), ``YADDR,0#`` (the RAM buffer) and ``YADDR,SIZE#`` (buffer to
 flash, "Y\\n\\r"), ``ZADDR,SIZE#`` (CRC-16/XMODEM, "Z%08X#\\n\\r"), ``RADDR,SIZE#`` (read back),
 ``WADDR,VALUE#`` (write a word: AIRCR's system reset starts the new application).
 The bootloader region (flash.reserved) is never erased or written: images below it are refused
@@ -88,7 +90,10 @@ class SamBa:
         return int.from_bytes(raw, "little")
 
     def write_ram(self, addr: int, data: bytes) -> None:
-        self.port.write(f"S{addr:08X},{len(data):08X}#".encode() + data)
+        # the command and its data in two writes, each drained (Port.write): the SAM-BA firmware
+        # loses data that shares a USB packet with the S command (BOSSA flushes there too)
+        self.port.write(f"S{addr:08X},{len(data):08X}#".encode())
+        self.port.write(data)
 
     def erase_from(self, addr: int, timeout_s: float) -> None:
         self._expect(f"X{addr:08X}#", b"X\n\r", f"X (erase from {addr:#010x})", timeout_s)
@@ -114,6 +119,25 @@ class SamBa:
 
     def reset(self) -> None:
         self.port.write(f"W{AIRCR:08X},{SYSRESETREQ:08X}#".encode())
+
+
+def _answers(path: str, opts: FlashOptions) -> bool:
+    """Whether a SAM-BA monitor already answers on ``path`` (the board was reset into its
+    bootloader: a double-tap on RESET, or tinycompile's firmware, which has no USB port for a
+    touch to reach). A port that is not there cannot be touched either: no."""
+    if not os.path.exists(path):
+        return True  # nothing to touch; _open_monitor says what to do
+    try:
+        port = Port(path, opts.baud or 115200, timeout_s=opts.timeouts.answer)
+    except SerialPortError:
+        return False
+    with port:
+        try:
+            port.drain_input()
+            SamBa(port, opts).binary_mode(min(opts.timeouts.answer, 0.5))
+            return True
+        except (DeviceError, SerialTimeout, SerialPortError):
+            return False
 
 
 def _open_monitor(path: str, opts: FlashOptions, touched: bool) -> tuple[Port, SamBa]:
@@ -155,11 +179,12 @@ def flash_samba(board: Board, image: Image, opts: FlashOptions) -> None:
     assert bl.buffer is not None and bl.device_id is not None
     if image.address < fl.app_origin:  # image.py refuses these already; never erase the bootloader
         raise DeviceError(f"image at {image.address:#x} overlaps the bootloader region")
-    if opts.touch:
+    touched = opts.touch is True or (opts.touch is None and not _answers(opts.port, opts))
+    if touched:
         touch(opts.port)
         time.sleep(0.3)  # the sketch resets; its port goes away
     target = opts.bootloader_port or opts.port
-    port, mon = _open_monitor(target, opts, opts.touch)
+    port, mon = _open_monitor(target, opts, touched)
     with port:
         version = mon.version()
         caps = version.partition("[Arduino:")[2].partition("]")[0]
