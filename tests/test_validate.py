@@ -62,9 +62,11 @@ def test_validate_example_in_qemu(capsys: pytest.CaptureFixture[str]) -> None:
     assert d["timer"] == "systick"  # QEMU has no DWT: the firmware fell back to SysTick
     # ... and no RCC: the clock set-up fell back to HSI, and the handshake says so (the board
     # file's target is 168 MHz)
-    assert d["clock_hz"] == 16_000_000
+    assert d["clock_hz"] == 16_000_000 and d["clock_source"] == "hsi"
+    assert "emulated" in d["ms_basis"]  # no milliseconds from emulated time (issue 22)
     for r in d["inputs"]:
         assert r["ok"] and r["mismatches"] == [] and r["cycles"] > 100_000
+        assert r["ms"] is None
         assert len(r["layer_cycles"]) == 5 and 0 < sum(r["layer_cycles"]) <= r["cycles"]
     assert any("not the part's cycles" in n for n in d["notes"])
 

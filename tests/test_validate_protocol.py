@@ -6,6 +6,8 @@ from __future__ import annotations
 import binascii
 import struct
 
+import pytest
+
 from tinycompile.validate import protocol as pr
 
 
@@ -70,6 +72,32 @@ def test_hello_parser_reads_a_hand_packed_reply() -> None:
         except (ValueError, struct.error):
             continue
         raise AssertionError(f"a hello cut at {cut} bytes was accepted")
+
+
+def test_hello_v2_names_the_clock_source_and_milliseconds_follow_it() -> None:
+    """Issue 22: milliseconds only from a clock the firmware knows (a crystal, or an RC
+    oscillator at its data sheet's accuracy); none for the RP2040's ring oscillator or an
+    emulated board, which say why."""
+    from tinycompile.validate.session import ValidateReport, clock_basis
+
+    sha = bytes(range(32))
+    fixed = struct.pack("<BBBHIBBHI", 2, 1, 0, 256, 125_000_000, 1, 1, 3, 0) + sha
+    base = fixed + struct.pack("<2I", 490, 12) + bytes([6]) + b"rp2040"
+    for source, known, words in [
+        (b"pll", True, "crystal"),
+        (b"pll_hsi", True, "+-1%"),
+        (b"rosc", False, "ring oscillator"),
+        (b"", False, "no known clock source"),
+    ]:
+        h = pr.parse_hello(base + bytes([len(source)]) + source)
+        assert h.clock_source == source.decode()
+        assert clock_basis(h, emulated=False)[0] is known
+        assert words in clock_basis(h, emulated=False)[1]
+        rep = ValidateReport("m", "p", h, [])
+        assert (rep.ms(125_000) == 1.0) if known else rep.ms(125_000) is None
+        assert not clock_basis(h, emulated=True)[0]
+    with pytest.raises(ValueError):
+        pr.parse_hello(base + bytes([5]) + b"pll")  # the source cut short
 
 
 def test_validate_usage_mistakes_exit_2(capsys) -> None:

@@ -285,6 +285,14 @@ def parser() -> argparse.ArgumentParser:
         help="seconds to wait for the first handshake; a board just reset runs its start-up"
         " inference first (default 10; 300 with --port qemu)",
     )
+    p.add_argument(
+        "--timeout-factor",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="multiply every deadline (replies, handshake, inference) by F, for a loaded machine"
+        " or a slow link (default 1; replies already allow for the link's baud rate)",
+    )
     _plan_args(p)
     p.add_argument("--json", action="store_true")
 

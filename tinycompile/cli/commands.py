@@ -239,6 +239,8 @@ def cmd_validate(a: argparse.Namespace) -> int:
         raise UsageError("-n makes random inputs; it does not go with --inputs (drop one)")
     if not a.timeout > 0:
         raise UsageError(f"--timeout must be positive (seconds), got {a.timeout:g}")
+    if not 0.1 <= a.timeout_factor <= 100:
+        raise UsageError(f"--timeout-factor takes 0.1..100, got {a.timeout_factor:g}")
     if a.connect_timeout is not None and not 0 <= a.connect_timeout <= 3600:
         raise UsageError(f"--connect-timeout takes 0..3600 seconds, got {a.connect_timeout:g}")
     from ..validate.command import validate_command
@@ -252,7 +254,7 @@ def cmd_validate(a: argparse.Namespace) -> int:
     ok = validate_command(
         a.model, a.board, a.port, inputs_file=a.inputs, n=n, seed=a.seed, layers=a.layers,
         timeout_s=a.timeout, as_json=a.json, connect_s=a.connect_timeout, stream=a.stream,
-        speed=a.speed_sram,
+        speed=a.speed_sram, timeout_factor=a.timeout_factor,
     )  # fmt: skip
     return EXIT_OK if ok else EXIT_DOES_NOT_FIT
 

@@ -31,6 +31,7 @@ def validate_command(
     connect_s: float | None = None,
     stream: str | int = "auto",
     speed: int | None = 0,
+    timeout_factor: float = 1.0,
 ) -> bool:
     """Validate and print a line per input and a summary (or one JSON object); True: all match.
     ``stream``, ``speed``: the planner's options the firmware was built with."""
@@ -46,7 +47,8 @@ def validate_command(
         if not as_json:
             print(
                 f"{h.board} on {port}: model {h.model_sha256[:16]} ({Path(model).name}),"
-                f" {h.clock_hz / 1e6:g} MHz, timer {h.timer}"
+                f" {h.clock_hz / 1e6:g} MHz ({h.clock_source or 'source not named'}),"
+                f" timer {h.timer}"
             )
 
     def on_result(rep: ValidateReport, r: InputResult) -> None:
@@ -63,6 +65,7 @@ def validate_command(
         "on_result": on_result,
         "stream": stream,
         "speed": speed,
+        "timeout_factor": timeout_factor,
     }
     if connect_s is not None:
         kw["connect_s"] = connect_s

@@ -1,7 +1,9 @@
 """A board answering the validation protocol, over a serial port (tinycompile.serialport).
 
-Every exchange is bounded: a request waits `timeout_s` for its reply (an inference
-`invoke_timeout_s`), requests that can be repeated safely are re-sent a few times (after a
+Every exchange is bounded: a request waits `timeout_s` plus twice the time its frame and the
+longest reply take on the link (`byte_s` seconds a byte: 10 bits at the baud rate), all times
+`factor` (`validate --timeout-factor`, for loaded machines and slow links), for its reply (an
+inference `invoke_timeout_s`); requests that can be repeated safely are re-sent a few times (after a
 reply with a bad CRC, a lost reply, or a device that was mid-frame), and then a DeviceError
 names the command and what came back. An invoke is never re-sent after its request got
 through: it would run one more inference (and move a stateful model's state on).
@@ -31,12 +33,21 @@ class Device:
     """The protocol's commands over an open Port."""
 
     def __init__(
-        self, port: Port, *, timeout_s: float = 1.0, invoke_timeout_s: float = 60.0
+        self,
+        port: Port,
+        *,
+        timeout_s: float = 1.0,
+        invoke_timeout_s: float = 60.0,
+        byte_s: float = 0.0,
+        factor: float = 1.0,
     ) -> None:
         self.port = port
-        port.ser.write_timeout = max(5.0, timeout_s)  # a port that takes no bytes is an error
+        self.factor = factor
+        # a port that takes no bytes is an error
+        port.ser.write_timeout = max(5.0, timeout_s) * factor
         self.timeout_s = timeout_s
-        self.invoke_timeout_s = invoke_timeout_s
+        self.invoke_timeout_s = invoke_timeout_s * factor
+        self.byte_s = byte_s
         self.reader = pr.FrameReader()
         self.seq = 0
         self.max_payload = pr.MAX_PAYLOAD
@@ -45,7 +56,7 @@ class Device:
     def resync(self) -> None:
         """Complete any half-received frame on the device and drop what is waiting here."""
         self.port.write(FLUSH)
-        deadline = time.monotonic() + 0.2
+        deadline = time.monotonic() + (0.2 + len(FLUSH) * self.byte_s) * self.factor
         while time.monotonic() < deadline:
             self.port.read_some(4096, 0.05)
         self.port.drain_input()
@@ -71,7 +82,10 @@ class Device:
     ) -> bytes:
         """Send a request and return its reply's data (status OK), or raise DeviceError."""
         name = pr.COMMAND_NAMES.get(cmd, f"command 0x{cmd:02x}")
-        timeout = timeout_s or self.timeout_s
+        frame_bytes = pr.HEADER + len(payload) + pr.TRAILER
+        reply_bytes = pr.HEADER + self.max_payload + pr.TRAILER
+        wire = (frame_bytes + reply_bytes) * self.byte_s
+        timeout = timeout_s or (self.timeout_s + 2 * wire) * self.factor
         last = "no reply"
         sent = 0
         while sent < ATTEMPTS:
@@ -100,7 +114,7 @@ class Device:
         """The handshake (also what a port with nothing behind it fails first). A board may
         still be busy after reset (its start-up report runs one inference first): the handshake
         is asked again until ``connect_s`` seconds have passed, then fails as any request."""
-        deadline = time.monotonic() + connect_s
+        deadline = time.monotonic() + connect_s * self.factor
         while True:
             try:
                 data = self.request(pr.HELLO)

@@ -16,7 +16,7 @@ SYNC = b"\xa5\x5a"
 HEADER = 6  # sync, cmd, seq, len
 TRAILER = 4  # CRC-32
 MAX_PAYLOAD = 256  # TC_PROTO_MAX_PAYLOAD: the device's receive buffer
-VERSION = 1
+VERSION = 2  # 2: HELLO also names the clock source
 REPLY = 0x80
 
 HELLO, SET_INPUT, INVOKE, GET_OUTPUT, GET_LAYERS, RESET_STATE = 0x01, 0x02, 0x03, 0x04, 0x05, 0x06
@@ -137,6 +137,7 @@ class Hello:
     input_bytes: tuple[int, ...]
     output_bytes: tuple[int, ...]
     board: str
+    clock_source: str = ""  # what the clock runs from ("pll_hse", "hsi", "rosc", ...): v2
 
 
 def parse_hello(data: bytes) -> Hello:
@@ -150,7 +151,12 @@ def parse_hello(data: bytes) -> Hello:
     at += 4 * (nin + nout)
     name_len = data[at]
     name = data[at + 1 : at + 1 + name_len]
-    if len(name) != name_len or at + 1 + name_len != len(data):
+    at += 1 + name_len
+    source = b""
+    if ver >= 2 and at < len(data):  # version 2: the clock source's name
+        source = data[at + 1 : at + 1 + data[at]]
+        at += 1 + data[at]
+    if len(name) != name_len or at != len(data):
         raise ValueError("hello reply length does not match its contents")
     return Hello(
         version=ver,
@@ -165,4 +171,5 @@ def parse_hello(data: bytes) -> Hello:
         input_bytes=tuple(sizes[:nin]),
         output_bytes=tuple(sizes[nin:]),
         board=name.decode("ascii", "replace"),
+        clock_source=source.decode("ascii", "replace"),
     )

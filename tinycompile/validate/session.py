@@ -73,15 +73,24 @@ class ValidateReport:
     def ok(self) -> bool:
         return all(r.ok for r in self.results)
 
-    def ms(self, cycles: int) -> float:
-        """Milliseconds at the clock the board reports."""
-        return 1e3 * cycles / self.hello.clock_hz if self.hello.clock_hz else 0.0
+    @property
+    def clock_basis(self) -> tuple[bool, str]:
+        """Whether milliseconds can be given (the clock is one the firmware knows), and what
+        they rest on or why not (`clock_basis`)."""
+        return clock_basis(self.hello, self.emulated)
+
+    def ms(self, cycles: int) -> float | None:
+        """Milliseconds at the clock the board reports; None where that clock is not known."""
+        if not self.clock_basis[0] or not self.hello.clock_hz:
+            return None
+        return 1e3 * cycles / self.hello.clock_hz
 
     def line(self, r: InputResult) -> str:
         """One input's line (and its mismatches, one line each)."""
+        ms = self.ms(r.cycles)
         head = (
             f"input {r.index:>4}: {'ok      ' if r.ok else 'MISMATCH'} {r.cycles:>13,} cycles"
-            f" {self.ms(r.cycles):>10.3f} ms"
+            + (f" {ms:>10.3f} ms" if ms is not None else "")
         )
         lines = [head]
         if r.status:
@@ -109,11 +118,16 @@ class ValidateReport:
         ]
         if cyc:
             lo, med, hi = min(cyc), int(statistics.median(cyc)), max(cyc)
-            lines.append(
-                f"latency: {lo:,} / {med:,} / {hi:,} cycles (min / median / max) = "
-                f"{self.ms(lo):.3f} / {self.ms(med):.3f} / {self.ms(hi):.3f} ms at "
-                f"{h.clock_hz / 1e6:g} MHz, timer {h.timer}"
-            )
+            known, basis = self.clock_basis
+            head = f"latency: {lo:,} / {med:,} / {hi:,} cycles (min / median / max)"
+            if known:
+                ms = [self.ms(x) or 0.0 for x in (lo, med, hi)]
+                lines.append(
+                    f"{head} = {ms[0]:.3f} / {ms[1]:.3f} / {ms[2]:.3f} ms at "
+                    f"{h.clock_hz / 1e6:g} MHz ({basis}), timer {h.timer}"
+                )
+            else:
+                lines.append(f"{head}, timer {h.timer}; no milliseconds: {basis}")
             if self.emulated and self.machine and h.timer == "systick":
                 instr = ticks_to_instructions(med, self.machine)
                 lines.append(
@@ -128,7 +142,8 @@ class ValidateReport:
             for k, c in enumerate(mean):
                 kind = self.layer_kinds[k] if k < len(self.layer_kinds) else "?"
                 ms, share = self.ms(int(c)), 100 * c / total
-                lines.append(f"{k:>5}  {kind:<18} {c:>15,.0f} {ms:>9.3f} {share:>8.1f}%")
+                shown = f"{ms:>9.3f}" if ms is not None else f"{'-':>9}"
+                lines.append(f"{k:>5}  {kind:<18} {c:>15,.0f} {shown} {share:>8.1f}%")
         return "\n".join(lines + [f"note: {n}" for n in self.notes])
 
     def as_dict(self) -> dict:
@@ -139,6 +154,8 @@ class ValidateReport:
             "port": self.port,
             "board": h.board,
             "clock_hz": h.clock_hz,
+            "clock_source": h.clock_source,
+            "ms_basis": self.clock_basis[1],  # what "ms" rests on, or why it is null
             "timer": h.timer,
             "emulated": self.emulated,
             "model_sha256": h.model_sha256,
@@ -161,6 +178,41 @@ class ValidateReport:
         }
 
 
+# Clock sources the firmware reports (tc_board_clock_source) and what milliseconds at them rest
+# on: a crystal (or a loop locked to one), a factory-trimmed RC oscillator (its data sheet's
+# accuracy), or nothing known (no milliseconds).
+CRYSTAL_SOURCES = {"pll_hse", "hse", "pll", "xosc", "hfxo", "dfll"}
+RC_SOURCES = {
+    "hsi": "the RC oscillator HSI, +-1%",
+    "pll_hsi": "a PLL on the RC oscillator HSI, +-1%",
+    "csi": "the RC oscillator CSI, a few %",
+    "pll_csi": "a PLL on the RC oscillator CSI, a few %",
+    "osc8m": "the RC oscillator OSC8M, +-2%",
+    "hfint": "the RC oscillator HFINT, +-1.5%",
+    "dfll_open": "the DFLL48M in open loop at its factory calibration, a few %",
+}
+UNKNOWN_SOURCES = {
+    "rosc": "the clock is the ring oscillator (1.8-12 MHz on the RP2040; the firmware cannot"
+    " measure it without the crystal)",
+}
+
+
+def clock_basis(h: Hello, emulated: bool) -> tuple[bool, str]:
+    """(milliseconds can be given, what they rest on or why not) for a board's handshake."""
+    if emulated:
+        return False, "the board is emulated (QEMU): its ticks are emulated time, not the part's"
+    src = h.clock_source
+    if src in CRYSTAL_SOURCES:
+        return True, f"{src}: the board's crystal"
+    if src in RC_SOURCES:
+        return True, RC_SOURCES[src]
+    if src in UNKNOWN_SOURCES:
+        return False, UNKNOWN_SOURCES[src]
+    if src == "fixed":
+        return True, "the board file's fixed clock"
+    return False, f"the firmware names no known clock source ({src or 'none'})"
+
+
 def check_hello(h: Hello, g: Graph, model: str, board: str) -> None:
     """Refuse a board that runs another model or is another board (DeviceError)."""
     if h.model_sha256 != g.sha256:
@@ -177,6 +229,11 @@ def check_hello(h: Hello, g: Graph, model: str, board: str) -> None:
             f"the firmware's tensors ({h.input_bytes} in, {h.output_bytes} out) are not the "
             f"model's ({want_in} in, {want_out} out)"
         )
+
+
+# The least reply deadline on an emulated board: QEMU (-icount) runs the firmware at whatever
+# pace the host allows; on a machine with both cores busy a 1 s deadline was seen to expire.
+EMULATED_REPLY_S = 5.0
 
 
 def validate(
@@ -197,12 +254,16 @@ def validate(
     on_result: Callable[[ValidateReport, InputResult], None] | None = None,
     stream: str | int = "auto",
     speed: int | None = 0,
+    timeout_factor: float = 1.0,
 ) -> ValidateReport:
     """Validate the firmware on `port` against TFLM (the ONNX reference for an .onnx model,
     ``run.onnx_reference``) for `model`
     (inputs: batch on axis 0). The first handshake may take up to `connect_s` seconds (a board
     just reset is still busy with its start-up report). ``stream``, ``speed``: the planner's
-    options the firmware was built with (they give its layers' order and kinds)."""
+    options the firmware was built with (they give its layers' order and kinds). Every deadline
+    (`timeout_s` plus the link time of what is sent and received, `connect_s`,
+    `invoke_timeout_s`) is multiplied by `timeout_factor`; an emulated board's replies get at
+    least EMULATED_REPLY_S (QEMU runs the firmware at the host's pace)."""
     onnx_model = is_onnx_model(model)
     if not onnx_model:
         require_reference()
@@ -218,8 +279,16 @@ def validate(
         ref = run_onnx_reference(model, xs, g, model_inputs=given)
     else:
         ref = run_tflm(model, xs, n_outputs=len(g.outputs))
+    if emulated:
+        timeout_s = max(timeout_s, EMULATED_REPLY_S)
     with Port(port, b.uart.baud, timeout_s=timeout_s) as p:
-        dev = Device(p, timeout_s=timeout_s, invoke_timeout_s=invoke_timeout_s)
+        dev = Device(
+            p,
+            timeout_s=timeout_s,
+            invoke_timeout_s=invoke_timeout_s,
+            byte_s=10.0 / b.uart.baud,
+            factor=timeout_factor,
+        )
         dev.resync()
         h = dev.hello(connect_s)
         check_hello(h, g, str(model), b.name)

@@ -18,7 +18,7 @@
 #include "tc_model.h"
 #include "tc_timer.h"
 
-#define TC_PROTO_VERSION 1u
+#define TC_PROTO_VERSION 2u
 #define TC_PROTO_MAX_PAYLOAD 256u
 
 enum {
@@ -52,9 +52,12 @@ enum {
 #endif
 static const uint8_t tc_model_sha256[32] = {TC_MODEL_SHA256_BYTES};
 
-/* The hello reply lists every input and output size in one frame. */
+/* The hello reply lists every input and output size in one frame (and the clock source's name,
+ * at most TC_PROTO_SOURCE_MAX bytes). */
+#define TC_PROTO_SOURCE_MAX 15u
 typedef char tc_proto_io_fits[(18u + 32u + 4u * (TC_NUM_INPUTS + TC_NUM_OUTPUTS) + 1u +
-                               sizeof(TC_BOARD_NAME)) <= TC_PROTO_MAX_PAYLOAD
+                               sizeof(TC_BOARD_NAME) + 1u + TC_PROTO_SOURCE_MAX) <=
+                                      TC_PROTO_MAX_PAYLOAD
                                   ? 1
                                   : -1];
 
@@ -141,7 +144,14 @@ static uint32_t rd_u32(const uint8_t *p)
 static void do_hello(uint8_t seq, const uint32_t *layer_ticks)
 {
     uint32_t name_len = sizeof(TC_BOARD_NAME) - 1u;
-    uint32_t len = 1u + 17u + 32u + 4u * (TC_NUM_INPUTS + TC_NUM_OUTPUTS) + 1u + name_len;
+    const char *source = tc_board_clock_source(); /* what the clock runs from: the host gives
+                                                     milliseconds only for a clock it knows */
+    uint32_t source_len = 0;
+    while (source[source_len] != '\0' && source_len < TC_PROTO_SOURCE_MAX) {
+        source_len++;
+    }
+    uint32_t len = 1u + 17u + 32u + 4u * (TC_NUM_INPUTS + TC_NUM_OUTPUTS) + 1u + name_len + 1u +
+                   source_len;
     reply_begin(CMD_HELLO, seq, len, ST_OK);
     tx_u8(TC_PROTO_VERSION);
     tx_u8((uint32_t)tc_timer_kind());
@@ -161,6 +171,8 @@ static void do_hello(uint8_t seq, const uint32_t *layer_ticks)
     }
     tx_u8(name_len);
     tx_bytes(TC_BOARD_NAME, name_len);
+    tx_u8(source_len);
+    tx_bytes(source, source_len);
     reply_end();
 }
 

@@ -173,8 +173,13 @@ uint32_t tc_board_clock_hz(void)
 
 const char *tc_board_clock_source(void)
 {
-    static const char *const names[4] = {"hsi", "hse", "pll", "hsi"};
-    return names[(TC_REG32(RCC_CFGR) >> CFGR_SWS_SHIFT) & 3u];
+    /* the PLL named with its input: HSE (the crystal) or HSI (the RC oscillator, +-1%) */
+    static const char *const names[4] = {"hsi", "hse", "pll_hse", "hsi"};
+    uint32_t sws = (TC_REG32(RCC_CFGR) >> CFGR_SWS_SHIFT) & 3u;
+    if (sws == 2u && !(TC_REG32(RCC_BASE + 0x04u) & (1u << 22))) { /* PLLCFGR.PLLSRC: HSI */
+        return "pll_hsi";
+    }
+    return names[sws];
 }
 
 uint32_t tc_board_uart_clock_hz(void)

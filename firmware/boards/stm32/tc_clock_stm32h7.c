@@ -181,8 +181,11 @@ uint32_t tc_board_clock_hz(void)
 
 const char *tc_board_clock_source(void)
 {
+    /* PLL1 named with its input (RCC_PLLCKSELR.PLLSRC): HSE (the crystal), HSI or CSI (RC) */
     static const char *const names[8] = {"hsi", "csi", "hse", "pll", "?", "?", "?", "?"};
-    return names[(TC_REG32(RCC_CFGR) >> 3) & 7u];
+    static const char *const plls[4] = {"pll_hsi", "pll_csi", "pll_hse", "pll"};
+    uint32_t sws = (TC_REG32(RCC_CFGR) >> 3) & 7u;
+    return sws == 3u ? plls[TC_REG32(RCC_BASE + 0x28u) & 3u] : names[sws];
 }
 
 uint32_t tc_board_uart_clock_hz(void)
