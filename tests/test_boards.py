@@ -92,7 +92,7 @@ def test_board_facts() -> None:
     assert zero.sram_bytes == 32 * 1024 and zero.emulator.unaligned_trap
     assert (zero.uart.instance, zero.uart.tx, zero.uart.rx) == (5, "PB22", "PB23")
     pico = get_board("rp2040")
-    assert pico.flash.boot2 == "rp2040-03h" and pico.flash.origin == 0x10000000
+    assert pico.flash.boot2 == "rp2040-w25q080" and pico.flash.origin == 0x10000000
     assert pico.sram_bytes == 264 * 1024 and pico.flash.uf2_family_id == 0xE48BFF56
     h7 = get_board("stm32h743")
     assert h7.fpu == "fpv5-d16" and h7.main_sram.origin == 0x24000000

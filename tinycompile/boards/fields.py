@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import CompileError
 from .spec import CORE_FPUS, EMULATOR_MACHINES, EmulatorSpec, FlashSpec, MemRegion, UartSpec
 
-BOOT2_KINDS = ("rp2040-03h",)
+BOOT2_KINDS = ("rp2040-03h", "rp2040-w25q080")  # firmware/boards/rp2040/tc_boot2*.S
 _STM32_PIN = r"P[A-K]([0-9]|1[0-5])"
 # driver -> (allowed instances, pin regex, required extra keys with their types and ranges)
 UART_DRIVERS: dict[str, tuple[tuple[int, ...], str | None, dict[str, tuple[type, Any]]]] = {

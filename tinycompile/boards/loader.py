@@ -31,7 +31,8 @@ File format (sizes and addresses are integers; TOML accepts ``0x08000000`` and `
     origin = 0x08000000
     size = 0x100000
     reserved = 0                        # optional: bytes at the start kept for a bootloader
-    boot2 = "rp2040-03h"                # optional (RP2040 only): project's second-stage boot
+    boot2 = "rp2040-w25q080"            # optional (RP2040 only): project's second-stage boot
+                                        # (rp2040-w25q080: quad reads; rp2040-03h: any flash)
     uf2_family_id = 0xe48bff56          # optional: also write a .uf2 image
 
     [[sram]]                            # the first region holds .data, .bss (arena), stack

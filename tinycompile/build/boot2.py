@@ -13,6 +13,11 @@ from .templates import template_env, write_if_changed
 from .toolchain import run_tool, tool_failure
 
 
+# board files' flash.boot2 -> the project's source: the generic serial read (03h, any SPI NOR
+# flash) or the quad continuous read of the Pico's W25Q080
+BOOT2_SOURCES = {"rp2040-03h": "tc_boot2.S", "rp2040-w25q080": "tc_boot2_w25q080.S"}
+
+
 def rp2040_boot2_crc32(data: bytes) -> int:
     """CRC-32 as the RP2040 boot ROM checks boot2: poly 0x04C11DB7, init 0xFFFFFFFF, MSB first,
     no reflection, no final XOR."""
@@ -27,7 +32,8 @@ def rp2040_boot2_crc32(data: bytes) -> int:
 
 def make_boot2(project_dir: Path, board: Board, tools: dict[str, str]) -> str:
     """Assemble the project's boot2, pad it to 252 bytes, append the CRC; returns the .S path."""
-    src = "runtime/boards/rp2040/tc_boot2.S"
+    assert board.flash is not None and board.flash.boot2 in BOOT2_SOURCES
+    src = f"runtime/boards/rp2040/{BOOT2_SOURCES[board.flash.boot2]}"
     with tempfile.TemporaryDirectory(prefix="tc_boot2_") as tmp:
         obj = Path(tmp) / "boot2.o"
         raw = Path(tmp) / "boot2.bin"
@@ -55,7 +61,7 @@ def make_boot2(project_dir: Path, board: Board, tools: dict[str, str]) -> str:
     text = (
         template_env()
         .get_template("boot2_padded.S.j2")
-        .render(code_size=len(code), crc=crc, lines=lines)
+        .render(code_size=len(code), crc=crc, lines=lines, source=Path(src).name)
     )
     rel = f"board/{board.name}/tc_boot2_padded.S"
     write_if_changed(project_dir / rel, text)
