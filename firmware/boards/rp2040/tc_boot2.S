@@ -28,8 +28,6 @@
      * ADDR_L (bits 5:2) = 6 (24-bit address), TRANS_TYPE (bits 1:0) = 0 (all standard SPI). */
     .equ SPI_CTRLR0_XIP,   (0x03 << 24) | (2 << 8) | (6 << 2)
     .equ CLKDIV,           4
-    .equ APP_VECTORS,      0x10000100
-    .equ PPB_VTOR,         0xE000ED08
 
     .section .text.tc_boot2, "ax"
     .global tc_boot2_entry
@@ -51,16 +49,6 @@ tc_boot2_entry:
     str r1, [r3, #SSI_CTRLR1]       /* NDF = 0: one data frame per transfer */
     movs r1, #1
     str r1, [r3, #SSI_SSIENR]       /* re-enable: XIP reads now go through 03h commands */
-    pop {r0}
-    cmp r0, #0
-    beq 1f
-    bx r0                           /* called from code: return */
-1:
-    ldr r0, =APP_VECTORS
-    ldr r1, =PPB_VTOR
-    str r0, [r1]
-    ldmia r0!, {r1, r2}             /* r1 = initial SP, r2 = reset handler */
-    msr msp, r1
-    bx r2
+#include "tc_boot2_exit.inc"
     .ltorg
     .size tc_boot2_entry, . - tc_boot2_entry

@@ -54,8 +54,6 @@
     .equ CMD_QUAD_IO_READ, 0xEB
     .equ MODE_CONTINUOUS,  0xA0
     .equ SR2_QE,           0x02
-    .equ APP_VECTORS,      0x10000100
-    .equ PPB_VTOR,         0xE000ED08
 
     .section .text.tc_boot2, "ax"
     .global tc_boot2_entry
@@ -134,17 +132,7 @@ tc_boot2_entry:
     movs r1, #1
     str r1, [r3, #SSI_SSIENR]       /* XIP reads now: address + A0h, four lines */
 
-    pop {r0}
-    cmp r0, #0
-    beq 3f
-    bx r0                           /* called from code: return */
-3:
-    ldr r0, =APP_VECTORS
-    ldr r1, =PPB_VTOR
-    str r0, [r1]
-    ldmia r0!, {r1, r2}             /* r1 = initial SP, r2 = reset handler */
-    msr msp, r1
-    bx r2
+#include "tc_boot2_exit.inc"
 
 /* A status register: its command (r0) and one more byte out, the second byte in (r0). */
 read_status:
