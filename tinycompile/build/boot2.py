@@ -12,7 +12,6 @@ from ..errors import CompileError
 from .templates import template_env, write_if_changed
 from .toolchain import run_tool, tool_failure
 
-
 # board files' flash.boot2 -> the project's source: the generic serial read (03h, any SPI NOR
 # flash) or the quad continuous read of the Pico's W25Q080
 BOOT2_SOURCES = {"rp2040-03h": "tc_boot2.S", "rp2040-w25q080": "tc_boot2_w25q080.S"}
