@@ -108,15 +108,21 @@ class Probe(threading.Thread):
         self.got = f.read_bytes()
         if not self.remount:
             return
-        saved = {p.name: p.read_bytes() for p in self.drive.iterdir() if p.name != f.name}
-        for p in list(self.drive.iterdir()):
-            p.unlink()  # unmounted: an empty mount point
-        time.sleep(0.3)
-        for name, data in saved.items():
-            if name != "FAIL.TXT":
-                (self.drive / name).write_bytes(data)
+        # the drive comes back whole (a mount is atomic): built aside, then renamed in place
+        back = self.drive.parent / f".{self.drive.name}.remount"
+        back.mkdir()
+        for p in self.drive.iterdir():
+            if p.name not in (f.name, "FAIL.TXT"):
+                (back / p.name).write_bytes(p.read_bytes())
         if self.fail is not None:
-            (self.drive / "FAIL.TXT").write_text(self.fail)
+            (back / "FAIL.TXT").write_text(self.fail)
+        gone = self.drive.parent / f".{self.drive.name}.gone"
+        self.drive.rename(gone)  # unmounted
+        time.sleep(0.3)
+        back.rename(self.drive)  # mounted again
+        for p in gone.iterdir():
+            p.unlink()
+        gone.rmdir()
 
 
 def _image(built):  # noqa: F811

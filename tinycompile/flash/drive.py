@@ -83,6 +83,7 @@ def flash_drive(board: Board, image: Image, opts: FlashOptions) -> None:
         except OSError:  # the drive going away under us
             back = False
         if back:
+            time.sleep(0.5)  # let the desktop's automounter finish before FAIL.TXT is read
             break
     else:
         raise DeviceError(
