@@ -75,7 +75,7 @@ static uint32_t crc_update(uint32_t crc, const uint8_t *p, uint32_t n)
     return crc;
 }
 
-static void tx_bytes(const void *data, uint32_t n)
+__attribute__((noinline)) static void tx_bytes(const void *data, uint32_t n)
 {
     const uint8_t *p = (const uint8_t *)data;
     g_tx_crc = crc_update(g_tx_crc, p, n);
