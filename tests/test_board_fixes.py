@@ -80,3 +80,27 @@ def test_stm32_console_after_the_rom_bootloaders_go(board: str, tmp_path_factory
         gpio = gpio0 + 0x400 * port
         assert (regs[gpio] >> (2 * num)) & 3 == 0, pin  # MODER: input
         assert (regs[gpio + 0x20 + 4 * (num // 8)] >> (4 * (num % 8))) & 0xF == 0, pin  # AF0
+
+
+@pytest.mark.parametrize("rosc_hz", [1_900_000, 4_300_000, 6_500_000, 11_700_000])
+def test_rp2040_console_measures_the_ring_oscillator(rosc_hz: int, tmp_path_factory) -> None:
+    """Issue 22 #7: with no crystal the RP2040 runs on its ring oscillator (1.8-12 MHz), for
+    which a divisor from the nominal 6.5 MHz is wrong. Before it receives, the console times the
+    zero bytes `validate` opens with (after a HELLO frame a host sent first, whose shorter pulses
+    must not count) and sets the UART for the clock measured. A low pulse is timed to one poll of
+    the pin (5 cycles in the model, which repeats in phase from byte to byte): the clock the
+    firmware reports is within 5 cycles in 9 bit times of the model's true ROSC frequency (3.4%
+    at 1.9 MHz, 0.6% at 11.7 MHz), and the baud rate the PL011 then makes is within 3.5% of
+    115200 (its receiver's tolerance is about 4.6%; with the nominal 6.5 MHz it was 3.4x off at
+    1.9 MHz)."""
+    facts, regs, _ = run_model(
+        "rp2040", "xtal", tmp_path_factory.getbasetemp() / "clock_models", str(rosc_hz)
+    )
+    ibrd, fbrd = regs[0x40034024], regs[0x40034028]
+    baud = 4 * rosc_hz / (64 * ibrd + fbrd)
+    assert abs(baud - 115200) / 115200 < 0.035, (baud, ibrd, fbrd)
+    assert facts["source"] == "rosc_baud"
+    bound = 5 / (9 * rosc_hz / 115200) + 1e-6
+    assert abs(int(facts["clock_hz"]) - rosc_hz) / rosc_hz <= bound, (facts, bound)
+    assert facts["uart_hz"] == facts["clock_hz"] and facts["received"] == "0x00"
+    assert regs[0xE000E010] & 1  # SysTick started by the measurement itself here

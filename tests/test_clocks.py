@@ -71,16 +71,20 @@ def _model(board: str, tmp: Path) -> Path:
     return out / "model"
 
 
-def run_model(board: str, mode: str, tmp: Path) -> tuple[dict[str, str], Regs, str]:
+def run_model(board: str, mode: str, tmp: Path, *extra: str) -> tuple[dict[str, str], Regs, str]:
     r = subprocess.run(
-        [str(_model(board, tmp)), mode], capture_output=True, text=True, timeout=120, check=True
+        [str(_model(board, tmp)), mode, *extra],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     facts, regs = {}, Regs()
     for ln in r.stdout.splitlines():
         parts = ln.split()
         if parts[0] == "reg":
             regs[int(parts[1], 16)] = int(parts[2], 16)
-        elif parts[0] in ("accesses", "clock_hz", "source", "uart_hz"):
+        elif parts[0] in ("accesses", "clock_hz", "source", "uart_hz", "received"):
             facts[parts[0]] = parts[1]
     return facts, regs, r.stdout
 

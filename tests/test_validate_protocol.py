@@ -75,8 +75,9 @@ def test_hello_parser_reads_a_hand_packed_reply() -> None:
 
 
 def test_hello_v2_names_the_clock_source_and_milliseconds_follow_it() -> None:
-    """Issue 22: milliseconds only from a clock the firmware knows (a crystal, or an RC
-    oscillator at its data sheet's accuracy); none for the RP2040's ring oscillator or an
+    """Issue 22: milliseconds only from a clock the firmware knows (a crystal, an RC
+    oscillator at its data sheet's accuracy, the RP2040's ring oscillator once measured against
+    the host's bits, with the measurement's bound); none for an unmeasured ring oscillator or an
     emulated board, which say why."""
     from tinycompile.validate.session import ValidateReport, clock_basis
 
@@ -87,6 +88,7 @@ def test_hello_v2_names_the_clock_source_and_milliseconds_follow_it() -> None:
         (b"pll", True, "crystal"),
         (b"pll_hsi", True, "+-1%"),
         (b"rosc", False, "ring oscillator"),
+        (b"rosc_baud", True, "+-0.1% (one 6-cycle poll in 9 bits"),  # 125 MHz: 6 * 115200 / 9
         (b"", False, "no known clock source"),
     ]:
         h = pr.parse_hello(base + bytes([len(source)]) + source)

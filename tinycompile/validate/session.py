@@ -68,6 +68,7 @@ class ValidateReport:
     notes: list[str] = field(default_factory=list)
     layer_kinds: list[str] = field(default_factory=list)
     reference: str = "TFLM"  # what the outputs were compared with (the ONNX reference for ONNX)
+    baud: int = 115200  # the console's: what a clock measured against the host's bits rests on
 
     @property
     def ok(self) -> bool:
@@ -77,7 +78,7 @@ class ValidateReport:
     def clock_basis(self) -> tuple[bool, str]:
         """Whether milliseconds can be given (the clock is one the firmware knows), and what
         they rest on or why not (`clock_basis`)."""
-        return clock_basis(self.hello, self.emulated)
+        return clock_basis(self.hello, self.emulated, self.baud)
 
     def ms(self, cycles: int) -> float | None:
         """Milliseconds at the clock the board reports; None where that clock is not known."""
@@ -192,16 +193,26 @@ RC_SOURCES = {
     "dfll_open": "the DFLL48M in open loop at its factory calibration, a few %",
 }
 UNKNOWN_SOURCES = {
-    "rosc": "the clock is the ring oscillator (1.8-12 MHz on the RP2040; the firmware cannot"
-    " measure it without the crystal)",
+    "rosc": "the clock is the ring oscillator (1.8-12 MHz on the RP2040), not yet measured: the"
+    " firmware measures it against the host's zero bytes before it receives",
 }
+# The RP2040's ring oscillator as its console measured it (tc_uart_rp2040.c): low pulses of 9 bit
+# times, each timed to one poll of the RX pin (about 5 core cycles; 6 taken as the bound).
+POLL_CYCLES = 6
 
 
-def clock_basis(h: Hello, emulated: bool) -> tuple[bool, str]:
+def clock_basis(h: Hello, emulated: bool, baud: int = 115200) -> tuple[bool, str]:
     """(milliseconds can be given, what they rest on or why not) for a board's handshake."""
     if emulated:
         return False, "the board is emulated (QEMU): its ticks are emulated time, not the part's"
     src = h.clock_source
+    if src == "rosc_baud" and h.clock_hz:
+        pct = 100 * POLL_CYCLES * baud / (9 * h.clock_hz)
+        return True, (
+            f"the ring oscillator, measured at the handshake against the host's bit timing, "
+            f"+-{pct:.1f}% (one {POLL_CYCLES}-cycle poll in 9 bits at {baud} baud); it drifts "
+            "with temperature and supply"
+        )
     if src in CRYSTAL_SOURCES:
         return True, f"{src}: the board's crystal"
     if src in RC_SOURCES:
@@ -294,7 +305,9 @@ def validate(
         check_hello(h, g, str(model), b.name)
         if on_hello is not None:
             on_hello(h)
-        report = ValidateReport(str(model), port, h, [], emulated=emulated, machine=machine)
+        report = ValidateReport(
+            str(model), port, h, [], emulated=emulated, machine=machine, baud=b.uart.baud
+        )
         report.reference = ONNX_REFERENCE if onnx_model else "TFLM"
         report.notes += _timer_notes(h, b.timer, emulated)
         if layers:

@@ -4,13 +4,14 @@
  * Target: XOSC 12 MHz -> clk_ref; PLL_SYS = 12 MHz / REFDIV * FBDIV (VCO) / POSTDIV1 / POSTDIV2
  * (tc_board.h; 1500 MHz / 6 / 2 = 125 MHz) -> clk_sys; clk_peri (the UART) from clk_sys.
  * Fallbacks, each wait bounded: a PLL that does not lock leaves clk_sys on clk_ref = XOSC 12 MHz;
- * a crystal that does not start leaves everything on the ROSC (reset_clock_hz, nominal only: the
- * UART's baud rate is then as imprecise as the ROSC). The second-stage boot's SSI divider (4)
- * keeps the flash clock at 125 / 4 = 31.25 MHz, within the 03h read command's 50 MHz.
+ * a crystal that does not start leaves everything on the ROSC (1.8-12 MHz; reset_clock_hz, 6.5 MHz,
+ * is only its nominal value). The console then measures the ROSC against the host's bit timing
+ * before it receives (tc_uart_rp2040.c) and the clock is reported as measured ("rosc_baud").
  */
 #include <stdint.h>
 
 #include "tc_board_io.h"
+#include "tc_rp2040.h"
 
 #define ATOMIC_SET 0x2000u
 #define ATOMIC_CLR 0x3000u
@@ -106,9 +107,14 @@ void tc_board_init(void)
     (void)unreset(RESET_IO_BANK0 | RESET_PADS_BANK0 | RESET_UART0);
 }
 
+uint32_t tc_rp2040_rosc_hz;
+
 static uint32_t ref_hz(void)
 {
-    return (TC_REG32(CLK_REF_SELECTED) & (1u << 2)) ? XOSC_HZ : TC_BOARD_RESET_CLOCK_HZ;
+    if (TC_REG32(CLK_REF_SELECTED) & (1u << 2)) {
+        return XOSC_HZ;
+    }
+    return tc_rp2040_rosc_hz ? tc_rp2040_rosc_hz : TC_BOARD_RESET_CLOCK_HZ;
 }
 
 static int on_pll(void)
@@ -128,12 +134,20 @@ uint32_t tc_board_clock_hz(void)
     return div > 1u ? hz / div : hz;
 }
 
+int tc_rp2040_on_rosc(void)
+{
+    return !on_pll() && !(TC_REG32(CLK_REF_SELECTED) & (1u << 2));
+}
+
 const char *tc_board_clock_source(void)
 {
     if (on_pll()) {
         return "pll";
     }
-    return (TC_REG32(CLK_REF_SELECTED) & (1u << 2)) ? "xosc" : "rosc";
+    if (TC_REG32(CLK_REF_SELECTED) & (1u << 2)) {
+        return "xosc";
+    }
+    return tc_rp2040_rosc_hz ? "rosc_baud" : "rosc";
 }
 
 uint32_t tc_board_uart_clock_hz(void)
