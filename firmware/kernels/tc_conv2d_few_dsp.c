@@ -108,6 +108,7 @@ TC_INLINE void tc_few_run(const tc_few_blk_t *bk, const int8_t *x, int32_t pstep
         const uint32_t *w = bk->w;
         const int8_t *xr = x;
         int32_t r = nr;
+#if TC_ASM_LOOPS
         uint32_t lo, v, wa, wb;
         if (G == 1) {
             __asm__(TC_FEW_ROWS(TC_FEW_WORD(0))
@@ -122,6 +123,20 @@ TC_INLINE void tc_few_run(const tc_few_blk_t *bk, const int8_t *x, int32_t pstep
             __asm__(TC_FEW_ROWS(TC_FEW_WORD(0) TC_FEW_WORD(4) TC_FEW_WORD(8) TC_FEW_WORD(12))
                     : TC_FEW_OUTS : [rs] "r"(rs) : "cc", "memory");
         }
+#else
+        /* -O0: GCC cannot give the asm its registers (TC_ASM_LOOPS); the same words in C */
+        for (; r > 0; r--, xr += rs) {
+            int32_t g;
+            for (g = 0; g < G; g++, w += 8) {
+                const uint32_t v = tc_ld32(xr + 4 * g);
+                const uint32_t lo = tc_sxtb16_lo(v), hi = tc_sxtb16_hi(v);
+                a0 = __smlad(hi, w[1], __smlad(lo, w[0], a0));
+                a1 = __smlad(hi, w[3], __smlad(lo, w[2], a1));
+                a2 = __smlad(hi, w[5], __smlad(lo, w[4], a2));
+                a3 = __smlad(hi, w[7], __smlad(lo, w[6], a3));
+            }
+        }
+#endif
         if (bk->fast) {
             uint32_t v = tc_few_q(bk, a0, 0) | tc_few_q(bk, a1, 1) | tc_few_q(bk, a2, 2) |
                          tc_few_q(bk, a3, 3);

@@ -89,7 +89,9 @@ typedef struct {
     } while (0)
 
 /* One buffer line of a six-output pass (see TC_DW3_TAPS), in assembly so that the six
- * accumulators, two weights and two words of the line stay in registers. */
+ * accumulators, two weights and two words of the line stay in registers (at -O0, where GCC
+ * cannot give the asm that many, the same steps in C: TC_ASM_LOOPS, tc_kernel_util.h). */
+#if TC_ASM_LOOPS
 TC_INLINE void tc_dw3_line6_s1(const uint32_t *L, const uint32_t *w, int32_t *p0, int32_t *p1,
                                int32_t *p2, int32_t *p3, int32_t *p4, int32_t *p5)
 {
@@ -225,6 +227,49 @@ TC_INLINE void tc_dw3_line6_s2_first(const uint32_t *L, const uint32_t *w, int32
     *p4 = a4;
     *p5 = a5;
 }
+
+#else
+TC_INLINE void tc_dw3_line6_s1(const uint32_t *L, const uint32_t *w, int32_t *p0, int32_t *p1,
+                               int32_t *p2, int32_t *p3, int32_t *p4, int32_t *p5)
+{
+    const uint32_t w01 = w[0], w12 = w[1], x0 = L[0], x1 = L[1], x2 = L[2], x3 = L[3];
+    *p0 = __smlabt(x1, w12, __smlad(x0, w01, *p0));
+    *p1 = __smlad(x1, w12, __smlatb(x0, w01, *p1));
+    *p2 = __smlabt(x2, w12, __smlad(x1, w01, *p2));
+    *p3 = __smlad(x2, w12, __smlatb(x1, w01, *p3));
+    *p4 = __smlabt(x3, w12, __smlad(x2, w01, *p4));
+    *p5 = __smlad(x3, w12, __smlatb(x2, w01, *p5));
+}
+
+TC_INLINE void tc_dw3_line6_s2(const uint32_t *L, const uint32_t *w, int32_t *p0, int32_t *p1,
+                               int32_t *p2, int32_t *p3, int32_t *p4, int32_t *p5)
+{
+    const uint32_t w01 = w[0], w12 = w[1];
+    *p0 = __smlabt(L[1], w12, __smlad(L[0], w01, *p0));
+    *p1 = __smlabt(L[2], w12, __smlad(L[1], w01, *p1));
+    *p2 = __smlabt(L[3], w12, __smlad(L[2], w01, *p2));
+    *p3 = __smlabt(L[4], w12, __smlad(L[3], w01, *p3));
+    *p4 = __smlabt(L[5], w12, __smlad(L[4], w01, *p4));
+    *p5 = __smlabt(L[6], w12, __smlad(L[5], w01, *p5));
+}
+
+/* The first line of a pass: the accumulators start from the bias b. */
+TC_INLINE void tc_dw3_line6_s1_first(const uint32_t *L, const uint32_t *w, int32_t b,
+                                     int32_t *p0, int32_t *p1, int32_t *p2, int32_t *p3,
+                                     int32_t *p4, int32_t *p5)
+{
+    *p0 = *p1 = *p2 = *p3 = *p4 = *p5 = b;
+    tc_dw3_line6_s1(L, w, p0, p1, p2, p3, p4, p5);
+}
+
+TC_INLINE void tc_dw3_line6_s2_first(const uint32_t *L, const uint32_t *w, int32_t b,
+                                     int32_t *p0, int32_t *p1, int32_t *p2, int32_t *p3,
+                                     int32_t *p4, int32_t *p5)
+{
+    *p0 = *p1 = *p2 = *p3 = *p4 = *p5 = b;
+    tc_dw3_line6_s2(L, w, p0, p1, p2, p3, p4, p5);
+}
+#endif /* TC_ASM_LOOPS */
 
 /* One pass: N (1..6) adjacent outputs of one channel, the first window at word 0 of the three
  * buffer lines; stored at o, o + ostep, .. */

@@ -1,7 +1,8 @@
 /* tinycompile runtime, internal: the DSP variants (Cortex-M4/M7) of tc_dot.h's int8 dot
  * products and window copy, same names and results as the portable ones. They take four int8
  * per word (SXTB16 + SMLAD); the inner loops of tc_dot22_s8 (2 inputs x 2 channels) and
- * tc_dot14_s8 (1 input x 4 channels) are inline assembly, as they need every register.
+ * tc_dot14_s8 (1 input x 4 channels) are inline assembly, as they need every register (at
+ * -O0 GCC cannot give them the registers: their C loops then take everything, TC_ASM_LOOPS).
  * Included by tc_dot.h where TC_DSP is 1 (after tc_dsp.h's building blocks).
  */
 #ifndef TC_DOT_DSP_H
@@ -80,34 +81,12 @@ TC_INLINE void tc_dot12_s8(const int8_t *x, const int8_t *w0, const int8_t *w1, 
     "smlad   %[a10], %[t1], %[u], %[a10]\n\t"                                                   \
     "smlad   %[a11], %[t1], %[v], %[a11]\n\t"
 
-/* tc_dot22_s8 for x1 - x0 == w1 - w0 == d and n a positive multiple of 8: the assembly loop
- * alone, no tails. */
-TC_INLINE void tc_dot22_x8_s8(const int8_t *x0, const int8_t *w0, int32_t d, int32_t n,
-                              int32_t *a)
-{
-    int32_t a00 = a[0], a01 = a[1], a10 = a[2], a11 = a[3];
-    const int8_t *x = x0 + d, *w = w0 + d;
-    const int8_t *const end = x + n;
-    const uint32_t nd = 0u - (uint32_t)d;
-    uint32_t p, u, v, t1, t2, t3;
-    __asm__("1:\n\t" TC_DOT22_ASM_STEP TC_DOT22_ASM_STEP "cmp     %[x], %[e]\n\t"
-            "bne     1b\n\t"
-            : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(x),
-              [w] "+r"(w), [p] "=&r"(p), [u] "=&r"(u), [v] "=&r"(v), [t1] "=&r"(t1),
-              [t2] "=&r"(t2), [t3] "=&r"(t3)
-            : [nd] "r"(nd), [e] "r"(end)
-            : "cc", "memory");
-    a[0] = a00;
-    a[1] = a01;
-    a[2] = a10;
-    a[3] = a11;
-}
-
 TC_INLINE void tc_dot22_s8(const int8_t *x0, const int8_t *x1, const int8_t *w0,
                            const int8_t *w1, int32_t n, int32_t *a)
 {
     int32_t a00 = a[0], a01 = a[1], a10 = a[2], a11 = a[3];
     const int32_t xd = (int32_t)(x1 - x0), wd = (int32_t)(w1 - w0);
+#if TC_ASM_LOOPS
     if (xd == wd && n >= 8) {
         const int8_t *const end = x1 + (n & ~7);
         const uint32_t nd = 0u - (uint32_t)xd;
@@ -123,6 +102,7 @@ TC_INLINE void tc_dot22_s8(const int8_t *x0, const int8_t *x1, const int8_t *w0,
         w0 = w1 - wd;
         n &= 7;
     }
+#endif
     for (; n >= 4; n -= 4) {
         uint32_t p = tc_ld32(x0), q = tc_ld32(x0 + xd), u = tc_ld32(w0), v = tc_ld32(w0 + wd);
         uint32_t pe = tc_sxtb16_lo(p), qe = tc_sxtb16_lo(q);
@@ -157,6 +137,33 @@ TC_INLINE void tc_dot22_s8(const int8_t *x0, const int8_t *x1, const int8_t *w0,
     a[3] = a11;
 }
 
+/* tc_dot22_s8 for x1 - x0 == w1 - w0 == d and n a positive multiple of 8: the assembly loop
+ * alone, no tails (at -O0, TC_ASM_LOOPS 0: tc_dot22_s8's C loops). */
+TC_INLINE void tc_dot22_x8_s8(const int8_t *x0, const int8_t *w0, int32_t d, int32_t n,
+                              int32_t *a)
+{
+#if TC_ASM_LOOPS
+    int32_t a00 = a[0], a01 = a[1], a10 = a[2], a11 = a[3];
+    const int8_t *x = x0 + d, *w = w0 + d;
+    const int8_t *const end = x + n;
+    const uint32_t nd = 0u - (uint32_t)d;
+    uint32_t p, u, v, t1, t2, t3;
+    __asm__("1:\n\t" TC_DOT22_ASM_STEP TC_DOT22_ASM_STEP "cmp     %[x], %[e]\n\t"
+            "bne     1b\n\t"
+            : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(x),
+              [w] "+r"(w), [p] "=&r"(p), [u] "=&r"(u), [v] "=&r"(v), [t1] "=&r"(t1),
+              [t2] "=&r"(t2), [t3] "=&r"(t3)
+            : [nd] "r"(nd), [e] "r"(end)
+            : "cc", "memory");
+    a[0] = a00;
+    a[1] = a01;
+    a[2] = a10;
+    a[3] = a11;
+#else
+    tc_dot22_s8(x0, x0 + d, w0, w0 + d, n, a);
+#endif
+}
+
 /* Two inputs (x0, x0 + xd) x two channels (w0, w0 + wd) over rows: row r of the inputs starts
  * at x0 + r * xs, of the weights at w0 + r * n (a k x k window with contiguous rows, n values
  * a row). The step is TC_DOT22_ASM_STEP with a second offset register for the weights, so the
@@ -170,11 +177,16 @@ static __attribute__((noinline, unused)) void tc_dot22r_s8(const int8_t *x0, int
                                                            int32_t *a)
 {
     int32_t a00 = a[0], a01 = a[1], a10 = a[2], a11 = a[3];
+#if TC_ASM_LOOPS
     const uint32_t nxd = 0u - (uint32_t)xd, nwd = 0u - (uint32_t)wd;
     const int32_t n8 = n & ~7;
+#else
+    const int32_t n8 = 0; /* -O0: the C loop takes whole rows */
+#endif
     for (; rows > 0; rows--, x0 += xs, w0 += n) {
         const int8_t *x = x0 + xd, *w = w0 + wd;
         int32_t m;
+#if TC_ASM_LOOPS
         if (n8 > 0) {
             const int8_t *volatile end = x + n8;
             uint32_t p, u, v, t1, t2, t3;
@@ -187,6 +199,7 @@ static __attribute__((noinline, unused)) void tc_dot22r_s8(const int8_t *x0, int
                     : [nxd] "r"(nxd), [nwd] "r"(nwd), [e] "m"(end)
                     : "cc", "memory");
         }
+#endif
         for (m = n - n8; m > 0; m--, x++, w++) {
             const int32_t q = *x, xv = x[-xd], u = w[-wd], v = *w;
             a00 += xv * u;
@@ -289,6 +302,7 @@ static __attribute__((noinline, unused)) void tc_dot14v_s8(const int8_t *x, cons
                                                            int32_t ws, int32_t n, uint32_t o2,
                                                            int32_t *a)
 {
+#if TC_ASM_LOOPS
     const int32_t n8 = n & ~7;
     if (n8 > 0) {
         int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
@@ -306,6 +320,9 @@ static __attribute__((noinline, unused)) void tc_dot14v_s8(const int8_t *x, cons
         a[2] = a2;
         a[3] = a3;
     }
+#else
+    const int32_t n8 = 0; /* -O0: tc_dot14o_s8 takes the whole row */
+#endif
     if (n > n8) {
         tc_dot14o_s8(x + n8, w0 + n8, ws, n - n8, o2, a);
     }
@@ -319,6 +336,7 @@ static __attribute__((noinline, unused)) void tc_dot14_s8(const int8_t *x, const
 {
     int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
     const int8_t *w = w0 + 3 * ws;
+#if TC_ASM_LOOPS
     if (n >= 8) {
         const int8_t *const end = x + (n & ~7);
         const int8_t *wa = w0 + ws;
@@ -333,6 +351,7 @@ static __attribute__((noinline, unused)) void tc_dot14_s8(const int8_t *x, const
                 : "cc", "memory");
         n &= 7;
     }
+#endif
     w -= 3 * ws;
     for (; n > 0; n--) {
         const int32_t xv = *x++;

@@ -3,6 +3,7 @@
  *
  * Everything here is static inline, so every kernel file stays self-contained:
  *   - TC_DSP: 1 where the core has the DSP extension (__ARM_FEATURE_DSP: Cortex-M4/M7), else 0;
+ *     TC_ASM_LOOPS: 0 at -O0, where the register-hungry assembly loops give way to C;
  *     then the DSP building blocks of tc_dsp.h (word loads, SXTB16, the DSP requantizations);
  *   - tc_out_s8: requantize (tc_qmath.h's tc_requant_conv: TFLite's tc_requant, or its ONNX
  *     variant for ONNX layers) + output offset + activation clamp; tc_out_s16 for 16x8 ops;
@@ -34,6 +35,20 @@
 #define TC_DSP 1
 #else
 #define TC_DSP 0
+#endif
+
+/* TC_ASM_LOOPS: 1 when GCC optimizes (__OPTIMIZE__: every level but -O0). The DSP loops in
+ * inline assembly that hold eight or more values in registers (tc_dot_dsp.h's dot products,
+ * tc_depthwise_dsp.c's line steps, tc_conv2d_few_dsp.c's window rows) are compiled only then:
+ * at -O0 (STM32CubeIDE's Debug default) GCC keeps every variable on the stack and (GCC 12)
+ * loads at most seven asm inputs into registers with an FPU, thirteen operands without one, so
+ * those statements fail with "'asm' operand has impossible constraints". At -O0 they take
+ * C loops with the ACLE intrinsics instead: the same products, summed in int32 in another
+ * order (the additions wrap), so the results are identical. */
+#if defined(__OPTIMIZE__)
+#define TC_ASM_LOOPS 1
+#else
+#define TC_ASM_LOOPS 0
 #endif
 
 /* ------------------------------------------------------------------ 16x8 dot product */
