@@ -27,23 +27,17 @@ class Stage:
 
 
 @contextmanager
-def staged(p: Plan, out_dir: str | Path) -> Iterator[Stage]:
-    """Generate the C project for ``p`` into a temporary sibling of ``out_dir`` and yield it.
-
-    The block may build in it (a firmware build); when the block ends normally the folder is
-    moved into place (`replace_dir`). On any exception, an interruption included, it is removed
-    and ``out_dir`` is left as it was: never a half project. Only an earlier generated project or
-    an empty folder is ever replaced: a file, a folder of other files, or the current folder (or
-    one of its parents) is refused.
-    """
+def _staging(out_dir: str | Path, marker: str, what: str) -> Iterator[Stage]:
+    """A temporary sibling of ``out_dir`` to fill, moved into place when the block ends
+    normally (`replace_dir`), removed on any exception (an interruption included); the
+    destination is checked first (`_check_output`)."""
     out = Path(out_dir).resolve()
-    _check_output(out)
+    _check_output(out, marker, what)
     tmp: Path | None = None
     try:
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
-            write_project(p, tmp)
         except OSError as e:
             raise CompileError(f"cannot write output folder {out}: {e.strerror or e}") from None
         yield Stage(tmp, out)
@@ -58,6 +52,26 @@ def staged(p: Plan, out_dir: str | Path) -> Iterator[Stage]:
         raise
 
 
+@contextmanager
+def staged(p: Plan, out_dir: str | Path) -> Iterator[Stage]:
+    """Generate the C project for ``p`` into a temporary sibling of ``out_dir`` and yield it.
+
+    The block may build in it (a firmware build); when the block ends normally the folder is
+    moved into place (`replace_dir`). On any exception, an interruption included, it is removed
+    and ``out_dir`` is left as it was: never a half project. Only an earlier generated project or
+    an empty folder is ever replaced: a file, a folder of other files, or the current folder (or
+    one of its parents) is refused.
+    """
+    with _staging(out_dir, "model/tc_model.h", "a tinycompile project") as stage:
+        try:
+            write_project(p, stage.path)
+        except OSError as e:
+            raise CompileError(
+                f"cannot write output folder {stage.out}: {e.strerror or e}"
+            ) from None
+        yield stage
+
+
 def generate(p: Plan, out_dir: str | Path) -> Path:
     """Write the C project for a planned model into ``out_dir`` atomically; returns the folder.
 
@@ -70,18 +84,34 @@ def generate(p: Plan, out_dir: str | Path) -> Path:
     return stage.out
 
 
-def _check_output(out: Path) -> None:
-    """Refuse output folders whose replacement would destroy something that is not ours."""
+def _check_output(out: Path, marker: str, what: str) -> None:
+    """Refuse output folders whose replacement would destroy something that is not ours (ours:
+    empty, or holding ``marker``)."""
     if out == Path.cwd().resolve() or out in Path.cwd().resolve().parents:
         raise CompileError(f"output folder {out} is the current folder or contains it")
     if not out.exists() and not out.is_symlink():
         return
     if not out.is_dir():
         raise CompileError(f"output path {out} exists and is not a folder")
-    if any(out.iterdir()) and not (out / "model" / "tc_model.h").is_file():
-        raise CompileError(
-            f"output folder {out} exists and is not a tinycompile project; refusing to replace it"
-        )
+    if any(out.iterdir()) and not (out / marker).is_file():
+        raise CompileError(f"output folder {out} exists and is not {what}; refusing to replace it")
+
+
+def write_folder(files: dict[str, bytes], out_dir: str | Path, marker: str, what: str) -> Path:
+    """Write ``files`` (relative path -> bytes) as the folder ``out_dir``, atomically as
+    `staged` does; only an empty folder or one holding ``marker`` (one of ``files``: it says the
+    folder is ours) is replaced."""
+    with _staging(out_dir, marker, what) as stage:
+        try:
+            for rel, data in sorted(files.items()):
+                path = stage.path / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+        except OSError as e:
+            raise CompileError(
+                f"cannot write output folder {stage.out}: {e.strerror or e}"
+            ) from None
+    return stage.out
 
 
 def replace_dir(src: Path, dst: Path) -> None:

@@ -10,10 +10,11 @@ import jinja2
 from ..paths import BOARD_TEMPLATES_DIR
 
 
-def template_env() -> jinja2.Environment:
-    """Jinja over templates/board/: strict about undefined names, block whitespace trimmed."""
+def template_env(folder: Path = BOARD_TEMPLATES_DIR) -> jinja2.Environment:
+    """Jinja over templates/board/ (or another folder of templates/): strict about undefined
+    names, block whitespace trimmed, no escaping (the outputs are C, make, linker scripts)."""
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(BOARD_TEMPLATES_DIR)),
+        loader=jinja2.FileSystemLoader(str(folder)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

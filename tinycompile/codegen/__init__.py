@@ -127,8 +127,36 @@ def _state_info(g: Graph, tid: int, offset: int) -> dict:
     return {"id": tid, "offset": offset, "bytes": t.nbytes, "fill": fill, "name": c_comment(t.name)}
 
 
-def render_model(p: Plan) -> dict[str, str]:
-    """Render the generated model sources; returns {relative path: text}."""
+PREFIX = re.compile(r"[a-z][a-z0-9_]{0,30}")
+
+
+_ARENA_REF = re.compile(r"\bTC_(?:T|SCRATCH)\d+\b")
+
+
+def _param_view(q: object, caller_arena: bool) -> dict:
+    """A parameter struct for the template. With the caller's arena, fields that point into it
+    are not constant expressions: they are left out of the initializer (the struct is then not
+    const, in RAM) and set by ``<prefix>_init`` (``late``)."""
+    late = {
+        k: v
+        for k, v in q.fields.items()
+        if caller_arena and isinstance(v, str) and _ARENA_REF.search(v)
+    }
+    fields = {k: v for k, v in q.fields.items() if k not in late}
+    return {"symbol": q.symbol, "ctype": q.ctype, "fields": fields, "late": late}
+
+
+def render_model(p: Plan, prefix: str = "tc", *, caller_arena: bool = False) -> dict[str, str]:
+    """Render the generated model sources; returns {relative path: text}.
+
+    ``prefix`` names every external symbol (``<prefix>_invoke``, ``<prefix>_input``, the const
+    arrays ``<prefix>_const_t10``, ...), the header's macros (upper case) and the files
+    (``<prefix>_model.h``): several models link into one program under different prefixes.
+    ``caller_arena``: no static arena; ``<prefix>_init(void *arena)`` takes the caller's."""
+    if not PREFIX.fullmatch(prefix):
+        raise CompileError(
+            f"prefix {prefix!r}: lower-case letters, digits and _, 1-31, a letter first"
+        )
     g, low = p.graph, p.lowering
     for tid in g.outputs:
         if tid not in p.storage:  # e.g. an output whose producers were all folded away
@@ -174,14 +202,23 @@ def render_model(p: Plan) -> dict[str, str]:
         "scratch": [{"op": b.scratch_of, "offset": b.offset, "bytes": b.nbytes} for b in scratch],
         "state_bytes": p.state_bytes,
         "state": [_state_info(g, tid, off) for tid, off in sorted(p.state.items())],
-        "params": low.params,
+        "params": [_param_view(q, caller_arena) for q in low.params],
         "arrays": arrays,
         "kernel_headers": kernel_headers,
+        "ns": prefix,
+        "NS": prefix.upper(),
+        "caller_arena": caller_arena,
     }
-    return {
-        f"model/{name}": env.get_template(f"model/{name}.j2").render(**ctx)
+    out = {
+        f"model/{prefix}_{name[3:]}": env.get_template(f"model/{name}.j2").render(**ctx)
         for name in ("tc_model.h", "tc_model.c", "tc_weights.h", "tc_weights.c")
     }
+    if prefix != "tc":  # the lowering's array symbols are tc_const_t<id>, tc_op<index>_<what>
+        syms = re.compile(r"\b(?:" + "|".join(re.escape(a.symbol) for a in arrays) + r")\b")
+        for rel, text in out.items():
+            if arrays:
+                out[rel] = syms.sub(lambda m: prefix + m.group(0)[2:], text)
+    return out
 
 
 def write_project(p: Plan, out_dir: Path) -> None:
