@@ -297,3 +297,28 @@ def test_plan_board_advises_when_sram_is_short(
     assert "no placement fits, even with the first layers run by rows" in text
     assert main(["plan", str(ROOT / "examples" / "digits.tflite"), "--board", "samd21"]) == 0
     assert "SRAM left for the arena" not in capsys.readouterr().out
+
+
+def test_plan_board_advises_when_flash_is_short(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: VWW's 249 KB of weights on the 256 KB SAMD21: flash is over; the advice says by
+    how much, the largest weight layers (from the plan's own table), that streaming does not
+    help flash, and which listed boards the plan fits (those with the SRAM and flash for it)."""
+    from tinycompile.cli import main
+    from tinycompile.fit import check_fit
+
+    model = MODELS / "vww_mobilenet.tflite"
+    assert main(["plan", str(model), "--board", "samd21"]) == 1
+    text = capsys.readouterr().out
+    assert re.search(r"OVER flash\s+~[\d,]+ of\s+253,952 B", text)  # 256 KB less its bootloader
+    p = api.plan(model, board="samd21")
+    top = max(p.layers, key=lambda la: la.flash_bytes)
+    assert f"the largest weights: op #{top.op_index} {top.kind} {top.flash_bytes:,} B" in text
+    assert "saves SRAM, not flash" in text
+    listed = re.search(
+        r"listed boards this plan fits \(SRAM and flash, estimate\): ([^\n]+(?:\n  [^\n]+)*)", text
+    )
+    names = listed.group(1).replace("\n  ", " ").split(", ")
+    assert "stm32f746" in names and "samd21" not in names
+    for name in names:
+        v = check_fit(p, name)
+        assert v.sram_need <= v.sram_total and v.flash_need <= v.flash_total

@@ -313,6 +313,13 @@ def test_build_host_writes_report(tmp_path: Path) -> None:
     d = json.loads((out / "report.json").read_text())
     assert d["model"] == "digits.tflite" and d["board"] == "host" and d["size"] is None
     assert d["plan"]["inputs"][0]["name"] == "x" and len(d["plan"]["layers"]) == 5
+    # Issue 23: the tool's version and the model file's SHA-256 (computed here, independently).
+    import hashlib
+
+    import tinycompile
+
+    assert d["tool"] == f"tinycompile {tinycompile.__version__}"
+    assert d["model_sha256"] == hashlib.sha256(Path(DIGITS).read_bytes()).hexdigest()
 
 
 def test_board_build_report_is_real_and_deterministic(tmp_path: Path) -> None:

@@ -203,3 +203,26 @@ def test_report_renders_in_a_browser(board_build: Path, tmp_path: Path) -> None:
     colours = {c for _, c in Image.open(shot).convert("RGB").getcolors(1 << 20) or []}
     assert (0x7A, 0xA6, 0xD8) in colours  # tensor blocks
     assert (0xE3, 0xA8, 0x57) in colours  # shared (alias / in place) blocks
+
+
+def test_timeline_draws_the_boards_sram_limit_and_op_names(tmp_path: Path) -> None:
+    """Issue 23: the board's SRAM left for the arena (its SRAM less everything else the linked
+    build holds: the size report's own figures) is drawn as a line when it is within 3x the
+    arena (ResNet-8 on the 32 KB SAMD21), else named off the scale (digits on the 320 KB F746);
+    every step's tick names its op."""
+    import re
+
+    for model, board, drawn in (
+        (MODELS / "ic_resnet8.tflite", "samd21", True),
+        (MODEL, "stm32f746", False),
+    ):
+        p = api.plan(model, board=board)
+        res = api.build_board(p, board, tmp_path / board)
+        size = json.loads((res.project / "report.json").read_text())["size"]
+        limit = size["sram_total"] - (size["sram_used"] - size["arena"])
+        html = (res.project / "report.html").read_text()
+        assert f"SRAM limit {limit:,} B" in html
+        assert ('class="limit"' in html) is drawn and ("off the scale" in html) is not drawn
+        ticks = re.findall(r'rotate\(-60 [^)]*\)">(\d+) ([A-Z_0-9]+)</text>', html)
+        kinds = {la.step: la.kind for la in p.layers}
+        assert ticks and all(kinds[int(s)] == k for s, k in ticks)

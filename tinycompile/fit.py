@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .boards import Board, get_board
+from .boards import Board, get_board, list_boards
 from .errors import DoesNotFit
 from .ir import Graph
 from .pipeline import Plan, compile_graph
@@ -199,6 +199,29 @@ def sram_advice(p: Plan, v: Verdict) -> list[str]:
             "  buffer (docs/streaming.md); `plan --stream min` shows the smallest plan"
         )
     return out
+
+
+def flash_advice(p: Plan, v: Verdict) -> list[str]:
+    """When flash does not fit: what is over and what takes it (the largest weight layers, the
+    code estimate), what would change it, and what streaming costs in flash."""
+    over = v.flash_need - v.flash_total
+    big = sorted(p.layers, key=lambda la: -la.flash_bytes)[:3]
+    largest = ", ".join(f"op #{la.op_index} {la.kind} {la.flash_bytes:,} B" for la in big)
+    return [
+        f"  flash over by ~{over:,} B: weights and tables {v.weights:,} B, code"
+        f" ~{CODE_FLASH_ALLOWANCE:,} B (estimated;\n  `build` links the exact figure)",
+        f"  the largest weights: {largest}",
+        "  every weight is stored as the model gives it (int8, no compression or pruning): a"
+        " smaller\n  model (fewer channels) or a board with more flash",
+        "  streaming layers by rows saves SRAM, not flash, and costs some: ResNet-8's first 8"
+        " layers\n  streamed on an M4 took 4.8 KB more (per-band parameters and tables)",
+    ]
+
+
+def boards_that_fit(p: Plan) -> list[str]:
+    """The listed boards (built in and $TINYCOMPILE_BOARDS) whose SRAM and flash this plan's
+    estimate fits."""
+    return [b.name for b in list_boards() if not b.is_host and check_fit(p, b).fits]
 
 
 def peak_description(p: Plan) -> str:

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import tinycompile
+
 from .ir import Graph
 from .pipeline import Plan
 from .planner.streams import describe as describe_streams
@@ -145,7 +147,9 @@ def build_report(
     d["model"] = Path(p.graph.source).name if p.graph.source else p.graph.name
     return {
         "report_version": REPORT_VERSION,
+        "tool": f"tinycompile {tinycompile.__version__}",
         "model": d["model"],
+        "model_sha256": p.graph.sha256 or None,  # the file's bytes (validate's fingerprint)
         "board": board,
         "options": {"variant": variant},
         "plan": d,

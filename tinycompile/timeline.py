@@ -27,7 +27,8 @@ from .planner.streams import streamed_ops
 from .report import fmt_bytes, plan_dict
 
 PLOT_H = 320  # px of the arena axis
-LEFT, TOP, RIGHT, BOTTOM = 78, 24, 16, 46  # margins, px
+LEFT, TOP, RIGHT, BOTTOM = 78, 24, 16, 136  # margins, px (op names under the steps)
+LIMIT_SCALE = 3  # the SRAM limit is drawn when within 3x the arena, else named off the scale
 MAX_W = 960  # px of the step axis at most
 
 
@@ -66,12 +67,17 @@ def _runs(b, first: int, last: int) -> list[tuple[int, int, int, int]]:
     return runs
 
 
-def timeline(p: Plan) -> dict:
-    """Geometry and labels of the memory timeline (what the SVG template draws)."""
+def timeline(p: Plan, sram_limit: int | None = None) -> dict:
+    """Geometry and labels of the memory timeline (what the SVG template draws).
+    ``sram_limit``: the bytes the board leaves the arena (its SRAM less everything else the
+    build links), drawn as a line when within ``LIMIT_SCALE`` times the arena."""
     g = p.graph
     steps = max(len(p.layers), 1)
     step_w = max(4.0, min(40.0, MAX_W / steps))
     top_bytes = max(p.arena_bytes, 1)
+    drawn = sram_limit is not None and 0 < sram_limit <= LIMIT_SCALE * top_bytes
+    if drawn:
+        top_bytes = max(top_bytes, sram_limit)
     scale = PLOT_H / top_bytes
 
     def y(byte: int) -> float:
@@ -120,20 +126,30 @@ def timeline(p: Plan) -> dict:
         "bound": p.peak_bytes,
         "peak_x": round(LEFT + p.peak_step * step_w, 2),
         "y_ticks": [(y(t), fmt_bytes(t)) for t in ticks],
-        "x_ticks": [(round(LEFT + (s + 0.5) * step_w, 2), s) for s in range(0, steps, every)],
+        "x_ticks": [
+            (round(LEFT + (s + 0.5) * step_w, 2), s, p.layers[s].kind if s < len(p.layers) else "")
+            for s in range(0, steps, every)
+        ],
+        "limit": sram_limit,
+        "limit_y": y(sram_limit) if drawn else None,
         "model": Path(g.source).name if g.source else g.name,
     }
 
 
-def timeline_svg(p: Plan) -> str:
+def timeline_svg(p: Plan, sram_limit: int | None = None) -> str:
     """The memory timeline as a standalone SVG document."""
-    return _env().get_template("timeline.svg.j2").render(t=timeline(p), standalone=True)
+    t = timeline(p, sram_limit)
+    return _env().get_template("timeline.svg.j2").render(t=t, standalone=True)
 
 
 def report_html(p: Plan, board: str, size: dict | None) -> str:
-    """report.html: the timeline beside the per-layer table and the size report."""
+    """report.html: the timeline (with the board's SRAM limit for the arena, from the linked
+    sizes) beside the per-layer table and the size report."""
     env = _env()
-    svg = env.get_template("timeline.svg.j2").render(t=timeline(p), standalone=False)
+    limit = None
+    if size and size.get("sram_total") and size.get("sram_used") is not None:
+        limit = size["sram_total"] - (size["sram_used"] - size.get("arena", 0))
+    svg = env.get_template("timeline.svg.j2").render(t=timeline(p, limit), standalone=False)
     d = plan_dict(p)
     return env.get_template("report.html.j2").render(
         model=Path(p.graph.source).name if p.graph.source else p.graph.name,
