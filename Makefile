@@ -50,8 +50,10 @@ demo: $(STAMP)
 
 # the tests also render report.html in a headless browser (tests/test_report_html.py) and run
 # onnxruntime on an emulated AVX2 CPU without VNNI (qemu-user: tests/test_onnx_cpus.py), and
-# flash through a GDB server and OpenOCD (tests/test_flash_gdb.py, test_flash_probe.py)
-TEST_APT_PKGS := chromium qemu-user gdb-multiarch openocd
+# flash through a GDB server and OpenOCD (tests/test_flash_gdb.py, test_flash_probe.py), and build
+# exported libraries as a user's project would: CMake, C++ for the host and for Cortex-M
+# (tests/test_export.py)
+TEST_APT_PKGS := chromium qemu-user gdb-multiarch openocd cmake g++ libstdc++-arm-none-eabi-newlib
 test: $(STAMP)
 	@missing=""; for p in $(TEST_APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# `plan --board` estimates latency by running the model's emulator build in QEMU, one
+# instruction at a time (seconds to a minute a model): off for the suite (child processes too),
+# on in tests/test_estimate.py, which checks it.
+os.environ.setdefault("TINYCOMPILE_ESTIMATE", "off")
 MODELS = ROOT / "tests" / "models"
 WHOLE = ["kws_dscnn", "vww_mobilenet", "ic_resnet8", "ad_autoencoder"]
 

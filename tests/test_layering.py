@@ -1,8 +1,8 @@
 """The package-level import graph of tinycompile/ flows one way, along the pipeline:
 
     errors, paths, procs, serialport -> ir, quant -> frontend -> ops -> passes -> planner
-        -> pipeline -> boards -> fit, report -> codegen -> outdir -> build -> run, flash
-        -> validate -> api -> cli
+        -> pipeline -> boards -> fit, report -> codegen -> outdir -> build -> run, flash,
+        export -> estimate -> validate -> api -> cli
 
 (read "a -> b" as "b may import a"). Every import counts, including those inside functions;
 a module may import its own stage and earlier ones only. A new top-level module or package
@@ -31,7 +31,8 @@ STAGES: list[set[str]] = [
     {"codegen"},
     {"outdir"},
     {"build"},
-    {"run", "flash"},
+    {"run", "flash", "export"},
+    {"estimate"},
     {"validate"},
     {"api"},
     {"cli"},

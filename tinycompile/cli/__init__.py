@@ -1,4 +1,5 @@
-"""Command line: tinycompile check | plan | build | run | flash | validate | emulate | boards.
+"""Command line: tinycompile check | plan | build | export | run | flash | validate | emulate |
+boards.
 
 Exit codes:
   0    success

@@ -160,6 +160,37 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser(
+        "export",
+        help="write the model as a library for your own firmware (CMake, Arduino, Zephyr, plain)",
+        description="Write the model's C, only the kernels it needs on the board's core, the"
+        " headers, a README with the API and an example, and the build file of the format, into"
+        " one folder (no board start-up, clock or console code).",
+    )
+    _model_arg(p)
+    p.add_argument(
+        "--board",
+        default=DEFAULT_BOARD,
+        help=f"board whose core the kernels are chosen for, or host (default {DEFAULT_BOARD})",
+    )
+    p.add_argument(
+        "--format", choices=("cmake", "arduino", "zephyr", "plain"), default="cmake", dest="fmt"
+    )
+    p.add_argument("-o", "--output", help="output folder (default: build/<prefix>-<format>)")
+    p.add_argument(
+        "--prefix",
+        help="name of every symbol, macro (upper case) and file of the model (default: the model"
+        " file's name, sanitized): several models link into one program",
+    )
+    p.add_argument(
+        "--arena",
+        choices=("static", "caller"),
+        default="static",
+        help="static: an array placed by TC_ARENA_ATTR; caller: <prefix>_init(void *arena)",
+    )
+    _plan_args(p)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser(
         "run",
         help="build, run, and compare with TensorFlow Lite Micro (the ONNX reference for .onnx)",
         description="Build, run and compare with TFLM (an .onnx model: with the ONNX"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 from .. import api
@@ -72,11 +73,15 @@ def cmd_plan(a: argparse.Namespace) -> int:
         Path(a.svg).write_text(timeline_svg(p), encoding="utf-8")
     d = plan_dict(p)
     verdict = None
+    latency = None
     if a.board:
         from ..fit import check_fit
 
         verdict = check_fit(p, a.board)
         d.update(verdict.as_dict())
+        latency = _latency(p, a.board)
+        if latency is not None:
+            d["latency"] = latency if isinstance(latency, str) else latency.as_dict()
     if a.json:
         print(json.dumps(d, indent=1))
     else:
@@ -88,7 +93,39 @@ def cmd_plan(a: argparse.Namespace) -> int:
                 from ..fit import sram_advice
 
                 print("\n".join(sram_advice(p, verdict)))
+            if not verdict.fits_flash:
+                from ..fit import flash_advice
+
+                print("\n".join(flash_advice(p, verdict)))
+            if not verdict.fits:
+                from ..fit import boards_that_fit
+
+                fit = boards_that_fit(p)
+                names = ", ".join(fit) if fit else "none"
+                line = f"listed boards this plan fits (SRAM and flash, estimate): {names}"
+                print(textwrap.fill(line, 96, initial_indent="  ", subsequent_indent="  "))
+        if latency is not None:
+            print()
+            print(latency if isinstance(latency, str) else latency.text())
     return EXIT_OK if verdict is None or verdict.fits else EXIT_DOES_NOT_FIT
+
+
+def _latency(p: api.Plan, board: str) -> object | None:
+    """The latency estimate of ``p`` on ``board`` (tinycompile/estimate/), or a line saying why
+    there is none (the host, TINYCOMPILE_ESTIMATE=off, a missing tool); None for the host."""
+    from ..boards import get_board
+    from ..errors import CompileError
+    from ..estimate import ENV, enabled, estimate
+
+    b = get_board(board)
+    if b.core is None:
+        return None
+    if not enabled():
+        return f"latency: not estimated ({ENV}=off)"
+    try:
+        return estimate(p, b)
+    except CompileError as e:  # ToolchainError, DoesNotFit included
+        return f"latency: not estimated ({str(e).splitlines()[0]})"
 
 
 def cmd_boards(a: argparse.Namespace) -> int:
@@ -128,6 +165,19 @@ def cmd_build(a: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_export(a: argparse.Namespace) -> int:
+    from ..export import default_prefix, export_library
+
+    prefix = a.prefix or default_prefix(a.model)
+    out = Path(a.output or f"build/{prefix}-{a.fmt}")
+    p = api.plan(a.model, board=a.board, stream=a.stream, speed=a.speed_sram, int8_io=a.int8_io)
+    res = export_library(
+        p, a.board, out, fmt=a.fmt, prefix=prefix, caller_arena=a.arena == "caller"
+    )
+    print(json.dumps(res.as_dict(), indent=1) if a.json else res.text())
+    return EXIT_OK
+
+
 def cmd_run(a: argparse.Namespace) -> int:
     _no_emulator_on_host(a)
     if a.inputs and a.n is not None:
@@ -140,13 +190,16 @@ def cmd_run(a: argparse.Namespace) -> int:
     ref_name = ONNX_REFERENCE if onnx_model else "TFLM"
     if not onnx_model:
         api.require_reference()
-    g = api.plan(model, board=a.board, stream=a.stream, speed=a.speed_sram, int8_io=a.int8_io).graph
+    planned = api.plan(model, board=a.board, stream=a.stream, speed=a.speed_sram, int8_io=a.int8_io)
+    g = planned.graph
     out_path = check_outputs(a.outputs, len(g.outputs)) if a.outputs else None
     notes: list[str] = []
     xs = None
     if a.inputs:
         xs = api.user_inputs(g, load_inputs(a.inputs))
         notes = xs.notes
+        for w in xs.warnings:
+            print(f"warning: {w}", file=sys.stderr)
     n = a.n if a.n is not None else DEFAULT_SAMPLES
     r = api.compare(
         model,
@@ -177,8 +230,11 @@ def cmd_run(a: argparse.Namespace) -> int:
         "second_opinion": r.second_opinion,  # ONNX: onnxruntime on the same run (docs/onnx.md)
         "notes": notes,
     }
+    lat = _latency(planned, a.board) if r.profile is not None else None
     if r.profile is not None:
         d.update(r.profile)
+        if lat is not None:
+            d["latency"] = lat if isinstance(lat, str) else lat.as_dict()
     if a.layers:
         d["layer_diffs"] = r.layers
         d["state_diffs"] = r.state  # variable tensors, after every input
@@ -191,7 +247,15 @@ def cmd_run(a: argparse.Namespace) -> int:
             print(r.build_text)
             print()
         if r.profile is not None:
-            print(api.profile_table(r))
+            if lat is None or isinstance(lat, str):
+                print(api.profile_table(r))
+            else:
+                line = (
+                    f"estimated on {lat.board} ({lat.core}, {lat.clock_hz / 1e6:g} MHz): ~"
+                    f"{lat.ms:.3g} ms per inference (+-{100 * lat.band:.0f}%:"
+                    " docs/latency_calibration.md)"
+                )
+                print(api.profile_table(r, [la.ms for la in lat.layers], line))
             print()
         verdict = f"bit-exact with {ref_name}" if r.ok else f"MISMATCH with {ref_name}"
         print(
@@ -274,6 +338,7 @@ COMMANDS = {
     "check": cmd_check,
     "plan": cmd_plan,
     "build": cmd_build,
+    "export": cmd_export,
     "run": cmd_run,
     "validate": cmd_validate,
     "emulate": cmd_emulate,

@@ -22,6 +22,7 @@ class UserInputs:
     arrays: list[np.ndarray]
     notes: list[str] = field(default_factory=list)
     model: list[np.ndarray] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # data that is likely not what was meant
 
 
 def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
@@ -82,12 +83,14 @@ def user_inputs(g: Graph, arrays: dict[str, np.ndarray] | list[np.ndarray]) -> U
     xs: list[np.ndarray] = []
     model: list[np.ndarray] = []
     notes: list[str] = []
+    warnings: list[str] = []
     for tid, x in zip(g.inputs, ordered, strict=True):
         t = g.t(tid)
         p = samples.port(g, tid)
         x = samples.file_samples(p, x, f"input '{t.name}'")
         if x.shape[0] == 0:
             raise CompileError(f"input '{t.name}' has no samples (batch of 0)")
+        warnings += _doubts(t, p, x)
         x = _convert(t, p, x, notes)
         model.append(x)
         if x.dtype.kind == "f" and t.dtype in RANGES:
@@ -95,7 +98,45 @@ def user_inputs(g: Graph, arrays: dict[str, np.ndarray] | list[np.ndarray]) -> U
         xs.append(samples.to_ir(t, p, x))
     if len({x.shape[0] for x in model}) > 1:
         raise CompileError(f"inputs have different batch sizes {[x.shape[0] for x in model]}")
-    return UserInputs(xs, notes, model)
+    return UserInputs(xs, notes, model, warnings)
+
+
+def _doubts(t: Tensor, p: Port, x: np.ndarray) -> list[str]:
+    """One-line warnings for data that runs but is likely not what was meant: integer data for
+    a float input (taken as the float values, or as the codes of a quantized interface), and
+    float data mostly outside what the input's quantization can hold (0-255 pixels for a 1/255
+    scale)."""
+    out: list[str] = []
+    if x.dtype.kind in "iu" and t.dtype == "float32":
+        out.append(
+            f"input '{t.name}' is float and {x.dtype} data was given: taken as the float values"
+            f" {int(x.min()) if x.size else 0}..{int(x.max()) if x.size else 0}; if they are"
+            " quantized codes, give (q - zero_point) * scale"
+        )
+    elif x.dtype.kind in "iu" and p.dtype == "float32" and t.quant is not None:
+        out.append(
+            f"input '{t.name}' is float in the model file and {x.dtype} data was given: taken"
+            f" as its quantized codes (scale {t.quant.s:.6g}, zero point {t.quant.zp}); give"
+            " float32 data to have it quantized as the model does"
+        )
+    elif x.dtype.kind == "f" and x.size and t.dtype in RANGES and t.quant is not None:
+        if t.quant.per_channel:
+            return out
+        lo, hi = RANGES[p.qdtype]
+        s, zp = t.quant.s, t.quant.zp - p.offset
+        f_lo, f_hi = (lo - zp) * s, (hi - zp) * s
+        outside = float(np.mean((x < f_lo - s) | (x > f_hi + s)))
+        if outside > 0.01:
+            hint = ""
+            if float(x.max()) > 100 and f_hi < 2:
+                hint = " (0-255 pixels for a 0-1 input? divide by 255)"
+            out.append(
+                f"input '{t.name}': {100 * outside:.0f}% of the float data lie outside what its"
+                f" quantization holds, [{f_lo:.4g}, {f_hi:.4g}] (scale {s:.6g}, zero point {zp}),"
+                f" and are clamped: the data reach [{float(x.min()):.4g}, {float(x.max()):.4g}]"
+                + hint
+            )
+    return out
 
 
 def _convert(t: Tensor, p: Port, x: np.ndarray, notes: list[str]) -> np.ndarray:

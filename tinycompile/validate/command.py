@@ -4,6 +4,7 @@ delegates)."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -40,6 +41,8 @@ def validate_command(
     if inputs_file:
         xs = user_inputs(load_model(model), load_inputs(inputs_file))
         notes = xs.notes
+        for w in xs.warnings:
+            print(f"warning: {w}", file=sys.stderr)
     for note in notes if not as_json else []:
         print(f"note: {note}")
 
