@@ -117,3 +117,16 @@ def test_run_adds_estimated_milliseconds(capsys) -> None:
     assert main(["run", str(DIGITS), "--board", "qemu-m4", "-n", "2", "--json"]) == 0
     lat = json.loads(capsys.readouterr().out)["latency"]
     assert len(lat["layers"]) == 5 and lat["ms"] > 0
+
+
+def test_build_report_carries_the_estimate(tmp_path) -> None:
+    """A board build's report.json and report.html hold the estimate: each layer's instructions
+    (those `run` counts) and estimated ms, and the total."""
+    out = tmp_path / "b"
+    assert main(["build", str(DIGITS), "--board", "stm32f746", "-o", str(out)]) == 0
+    lat = json.loads((out / "report.json").read_text())["latency"]
+    html = (out / "report.html").read_text()
+    assert lat["core"] == "cortex-m7" and len(lat["layers"]) == 5
+    assert 'id="latency"' in html and "<th>est. ms</th>" in html
+    for la in lat["layers"]:
+        assert f'<td class="n">{la["instructions"]:,}</td><td class="n">{la["ms"]:.4f}</td>' in html

@@ -142,9 +142,11 @@ def timeline_svg(p: Plan, sram_limit: int | None = None) -> str:
     return _env().get_template("timeline.svg.j2").render(t=t, standalone=True)
 
 
-def report_html(p: Plan, board: str, size: dict | None) -> str:
+def report_html(p: Plan, board: str, size: dict | None, latency: dict | None = None) -> str:
     """report.html: the timeline (with the board's SRAM limit for the arena, from the linked
-    sizes) beside the per-layer table and the size report."""
+    sizes) beside the per-layer table and the size report; ``latency`` (an estimate's
+    ``as_dict``: tinycompile/estimate/) adds each layer's instructions in QEMU and estimated
+    milliseconds."""
     env = _env()
     limit = None
     if size and size.get("sram_total") and size.get("sram_used") is not None:
@@ -158,4 +160,6 @@ def report_html(p: Plan, board: str, size: dict | None) -> str:
         svg=svg,
         size=size,
         in_place={la.op_index: p.in_place(la.op_index) for la in p.layers},
+        latency=latency,
+        est={la["step"]: la for la in (latency or {}).get("layers", [])},
     )

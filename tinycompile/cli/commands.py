@@ -161,7 +161,19 @@ def cmd_build(a: argparse.Namespace) -> int:
         return EXIT_OK
     vec = api.self_test_vector(p) if a.test_vector and not a.emulator else None
     res = api.build_board(p, a.board, out, emulator=a.emulator, test_inputs=vec)
-    print(res.text() if not a.json else json.dumps(res.as_dict(), indent=1))
+    lat = _latency(p, a.board)
+    if lat is not None and not isinstance(lat, str):  # into report.json and report.html
+        report = json.loads((res.project / "report.json").read_text(encoding="utf-8"))
+        report["latency"] = lat.as_dict()
+        write_json(res.project / "report.json", report)
+        html = report_html(p, report["board"], report["size"], report["latency"])
+        (res.project / "report.html").write_text(html, encoding="utf-8")
+    if a.json:
+        print(json.dumps(res.as_dict(), indent=1))
+    else:
+        print(res.text())
+        if lat is not None:
+            print(lat if isinstance(lat, str) else lat.text().splitlines()[0])
     return EXIT_OK
 
 
