@@ -108,6 +108,9 @@ def test_plan_says_when_it_does_not_estimate(monkeypatch, capsys) -> None:
     monkeypatch.setenv("TINYCOMPILE_ESTIMATE", "on")
     assert main(["plan", str(DIGITS), "--board", "host"]) == 0
     assert "latency" not in capsys.readouterr().out
+    vww = ROOT / "tests" / "models" / "vww_mobilenet.tflite"  # over the SAMD21's flash
+    assert main(["plan", str(vww), "--board", "samd21"]) == 1
+    assert "latency: not estimated (it does not fit)" in capsys.readouterr().out
 
 
 def test_run_adds_estimated_milliseconds(capsys) -> None:

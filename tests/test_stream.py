@@ -325,21 +325,26 @@ def test_resnet8_streamed_arena_is_under_half_of_tflm_and_bit_exact(tmp_path: Pa
     assert r.layers and r.ok, str(r)
 
 
+# A clean environment (no estimate: its QEMU trace of ResNet-8 on the M0+ takes minutes).
+CLEAN_ENV = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "TINYCOMPILE_ESTIMATE": "off"}
+
+
 def test_plan_for_samd21_streams_resnet8_and_says_why(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "tinycompile.cli", "plan", str(RESNET), "--board", "samd21"]
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path,
-                       env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})  # fmt: skip
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=CLEAN_ENV)
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert "board samd21: FITS" in out
     assert "streamed: ops #0 #1 #2 #3 #4 #6 run one output row at a time" in out
     assert "MACs unchanged" in out and "arena without streaming: 33,312 B" in out
-    off = subprocess.run([*cmd, "--stream", "off"], capture_output=True, text=True, cwd=tmp_path,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})  # fmt: skip
+    off = subprocess.run(
+        [*cmd, "--stream", "off"], capture_output=True, text=True, cwd=tmp_path, env=CLEAN_ENV
+    )
     assert off.returncode == 1 and "DOES NOT FIT" in off.stdout
     assert "by rows" in off.stdout and "fits" in off.stdout  # the advisor's way out
-    bad = subprocess.run([*cmd, "--stream", "1"], capture_output=True, text=True, cwd=tmp_path,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})  # fmt: skip
+    bad = subprocess.run(
+        [*cmd, "--stream", "1"], capture_output=True, text=True, cwd=tmp_path, env=CLEAN_ENV
+    )
     assert bad.returncode == 2 and "cannot stream the first 1 layers" in bad.stderr
 
 

@@ -79,7 +79,9 @@ def cmd_plan(a: argparse.Namespace) -> int:
 
         verdict = check_fit(p, a.board)
         d.update(verdict.as_dict())
-        latency = _latency(p, a.board)
+        latency = (
+            _latency(p, a.board) if verdict.fits else "latency: not estimated (it does not fit)"
+        )
         if latency is not None:
             d["latency"] = latency if isinstance(latency, str) else latency.as_dict()
     if a.json:
