@@ -18,7 +18,7 @@ from tinycompile.errors import CompileError, DoesNotFit
 from tinycompile.fit import check_fit, raise_if_too_big
 
 HARDWARE_BOARDS = {"stm32f746", "stm32f407", "samd21", "nrf52840", "rp2040", "stm32h743"}
-EMULATOR_BOARDS = {"qemu-m3", "qemu-m4", "qemu-m7"}
+EMULATOR_BOARDS = {"qemu-m3", "qemu-m4", "qemu-m7", "qemu-m33"}
 
 GOOD = """\
 name = "{name}"
@@ -146,7 +146,7 @@ def test_board_by_path_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     ("edit", "field_msg"),
     [
         (lambda t: t.replace('core = "cortex-m4"\n', ""), "field 'core': missing"),
-        (lambda t: t.replace('"cortex-m4"', '"cortex-m33"'), "field 'core': 'cortex-m33' is not"),
+        (lambda t: t.replace('"cortex-m4"', '"cortex-m85"'), "field 'core': 'cortex-m85' is not"),
         (lambda t: t.replace('"fpv4-sp-d16"', '"fpv5-d16"'), "field 'fpu': 'fpv5-d16' is not"),
         (
             lambda t: t.replace("clock_hz = 16_000_000", 'clock_hz = "fast"'),

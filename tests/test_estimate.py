@@ -61,7 +61,7 @@ def test_classify_thumb_instructions(mnemonic: str, operands: str, want: tuple) 
     assert classify(mnemonic, operands) == want
 
 
-@pytest.mark.parametrize("board", ["qemu-m4", "samd21"])
+@pytest.mark.parametrize("board", ["qemu-m4", "samd21", "qemu-m33"])
 def test_trace_counts_what_run_counts(board: str) -> None:
     """Per layer, the instructions the trace classed equal `run`'s instruction counts (SysTick
     ticks of -icount time, converted), within the hook's timer reads and the tick conversion

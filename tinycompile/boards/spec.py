@@ -14,6 +14,7 @@ CORE_FPUS: dict[str, tuple[str, ...]] = {
     "cortex-m3": ("none",),
     "cortex-m4": ("none", "fpv4-sp-d16"),
     "cortex-m7": ("none", "fpv5-sp-d16", "fpv5-d16"),
+    "cortex-m33": ("none", "fpv5-sp-d16"),
 }
 
 # QEMU machines this project knows how to drive: CPU, SysTick clock (cpuclk) and memory map.
@@ -35,6 +36,14 @@ EMULATOR_MACHINES: dict[str, dict[str, Any]] = {
         "systick_hz": 25_000_000,
         "code": (0x0, 0x400000),
         "ram": (0x20000000, 0x400000),
+    },
+    # AN505 (Cortex-M33, TrustZone): the core starts Secure, so code and data use the Secure
+    # aliases of ZBT SSRAM1 (0x10000000) and SSRAM2/3 (0x38000000); SysTick on the 20 MHz SYSCLK.
+    "mps2-an505": {
+        "cpu": "cortex-m33",
+        "systick_hz": 20_000_000,
+        "code": (0x10000000, 0x400000),
+        "ram": (0x38000000, 0x400000),
     },
     "netduinoplus2": {
         "cpu": "cortex-m4",
