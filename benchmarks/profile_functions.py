@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
-import threading
 from collections import Counter
 from pathlib import Path
 
@@ -36,7 +33,8 @@ from benchmarks.bench_emulator import resolve_model  # noqa: E402
 from tinycompile import api  # noqa: E402
 from tinycompile.build import build_firmware  # noqa: E402
 from tinycompile.cli.args import speed_bytes  # noqa: E402
-from tinycompile.run.emulator import qemu_command  # noqa: E402
+from tinycompile.errors import ToolchainError  # noqa: E402
+from tinycompile.estimate.trace import exec_trace  # noqa: E402
 from tinycompile.run.inputs import make_inputs  # noqa: E402
 from tinycompile.run.ioformat import pack_inputs  # noqa: E402
 
@@ -67,17 +65,11 @@ def profile(
         wd = Path(td)
         fw = build_firmware(api.generate(p, wd / "project"), board, variant="emulator")
         (wd / "tc_in.bin").write_bytes(pack_inputs(p.graph, make_inputs(p.graph, 1, seed)))
-        fifo = wd / "exec.fifo"
-        os.mkfifo(fifo)
         counts: Counter[str] = Counter()
-        reader = threading.Thread(target=_count, args=(fifo, counts), daemon=True)
-        reader.start()
-        cmd = [*qemu_command(fw), "-singlestep", "-d", "exec,nochain", "-D", str(fifo)]
-        r = subprocess.run(cmd, cwd=wd, capture_output=True, timeout=timeout_s)
-        reader.join(timeout=60)
-        if r.returncode != 0:
-            err = r.stderr.decode(errors="replace").strip().splitlines()
-            raise SystemExit(f"QEMU exited {r.returncode}: {err[-1] if err else ''}")
+        try:
+            exec_trace(fw, wd, lambda fifo: _count(fifo, counts), timeout_s)
+        except ToolchainError as e:
+            raise SystemExit(str(e)) from None
     return counts, macs
 
 

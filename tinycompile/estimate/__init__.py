@@ -124,12 +124,12 @@ def layer_cycles(counts: dict, c: CoreCycles) -> float:
         + g("load", 0) * c.load
         + g("load_pipelined", 0) * c.load_pipelined
         + g("store", 0) * c.store
-        + (g("load_n", 0) + g("store_n", 0) + g("ret", 0)) * c.multi_base
-        + g("regs", 0) * c.per_reg
+        + (g("load_n", 0) + g("store_n", 0)) * c.multi_base
+        + g("regs", 0) * c.per_reg  # registers moved by LDM/STM/PUSH/POP, returns included
         + g("branch_taken", 0) * c.branch_taken
         + g("branch_not_taken", 0) * c.branch_not_taken
         + g("call", 0) * c.call
-        + g("ret", 0) * (c.ret - c.multi_base)
+        + g("ret", 0) * c.ret
     )
 
 

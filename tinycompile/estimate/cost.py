@@ -30,20 +30,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-CLASSES = (
-    "alu",
-    "mul",
-    "div",
-    "load",
-    "load_n",
-    "store",
-    "store_n",
-    "branch_taken",
-    "branch_not_taken",
-    "call",
-    "ret",
-)
-
 _BRANCH = re.compile(r"b(eq|ne|cs|cc|hs|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)?|cbn?z|tb[bh]")
 _MUL = re.compile(
     r"(mul|mla|mls|[su]mull|[su]mlal|smul\w*|smla\w*|smlal\w*|smmul\w*|smmla\w*|smmls\w*"
@@ -148,8 +134,6 @@ def memory_for(board_name: str, uart_driver: str | None) -> Memory:
         for fam, m in BOARD_MEMORY.items():
             if key.startswith(fam):
                 return m
-    if board_name.startswith("stm32f4"):
-        return BOARD_MEMORY["stm32f4"]
     return Memory(1.0, "no memory model for this board")
 
 

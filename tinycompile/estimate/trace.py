@@ -18,10 +18,11 @@ import subprocess
 import tempfile
 import threading
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from ..boards import Board
-from ..build import build_firmware
+from ..build import FirmwareBuild, build_firmware
 from ..build.toolchain import find_toolchain
 from ..errors import ToolchainError
 from ..outdir import generate
@@ -122,6 +123,41 @@ def _count(fifo: Path, elf: Path, layers: int, out: list[Counter[str]]) -> None:
             prev, prev_cls = (cls, pc, size), cls
 
 
+def exec_trace(
+    fw: FirmwareBuild, wd: Path, consume: Callable[[Path], None], timeout_s: float = 1800
+) -> None:
+    """Run emulator build ``fw`` in QEMU (cwd ``wd``, holding tc_in.bin) with every executed
+    instruction logged (``-singlestep -d exec,nochain``) into a named pipe that ``consume``
+    reads as it streams (nothing large is written). ToolchainError when QEMU is missing or
+    fails; ``consume``'s own error is raised after QEMU ends (the pipe is drained meanwhile)."""
+    fifo = wd / "exec.fifo"
+    os.mkfifo(fifo)
+    err: list[BaseException] = []
+
+    def reader() -> None:
+        try:
+            consume(fifo)
+        except BaseException as e:  # reported after QEMU ends
+            err.append(e)
+            with open(fifo, "rb") as f:  # keep draining so QEMU is not blocked
+                for _ in f:
+                    pass
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    cmd = [*qemu_command(fw), "-singlestep", "-d", "exec,nochain", "-D", str(fifo)]
+    try:
+        r = subprocess.run(cmd, cwd=wd, capture_output=True, timeout=timeout_s)
+    except FileNotFoundError:
+        raise ToolchainError("qemu-system-arm not found: apt-get install qemu-system-arm") from None
+    t.join(timeout=120)
+    if err:
+        raise err[0]
+    if r.returncode != 0:
+        tail = r.stderr.decode(errors="replace").strip().splitlines()
+        raise ToolchainError(f"QEMU exited {r.returncode}: {tail[-1] if tail else ''}")
+
+
 def layer_classes(p: Plan, board: Board, seed: int = 0, timeout_s: float = 1800) -> list[dict]:
     """Per layer of ``p`` (in run order): instruction counts by class on ``board``'s core, from
     its emulator build."""
@@ -130,33 +166,6 @@ def layer_classes(p: Plan, board: Board, seed: int = 0, timeout_s: float = 1800)
         wd = Path(td)
         fw = build_firmware(generate(p, wd / "project"), board, variant="emulator", profile=True)
         (wd / "tc_in.bin").write_bytes(pack_inputs(p.graph, make_inputs(p.graph, 1, seed)))
-        fifo = wd / "exec.fifo"
-        os.mkfifo(fifo)
         n_layers = len(p.order)
-        err: list[BaseException] = []
-
-        def reader() -> None:
-            try:
-                _count(fifo, fw.elf, n_layers, layers)
-            except BaseException as e:  # reported after QEMU ends
-                err.append(e)
-                with open(fifo, "rb") as f:  # keep draining so QEMU is not blocked
-                    for _ in f:
-                        pass
-
-        t = threading.Thread(target=reader, daemon=True)
-        t.start()
-        cmd = [*qemu_command(fw), "-singlestep", "-d", "exec,nochain", "-D", str(fifo)]
-        try:
-            r = subprocess.run(cmd, cwd=wd, capture_output=True, timeout=timeout_s)
-        except FileNotFoundError:
-            raise ToolchainError(
-                "qemu-system-arm not found: apt-get install qemu-system-arm"
-            ) from None
-        t.join(timeout=120)
-        if err:
-            raise err[0]
-        if r.returncode != 0:
-            tail = r.stderr.decode(errors="replace").strip().splitlines()
-            raise ToolchainError(f"QEMU exited {r.returncode}: {tail[-1] if tail else ''}")
+        exec_trace(fw, wd, lambda fifo: _count(fifo, fw.elf, n_layers, layers), timeout_s)
     return [dict(c) for c in layers]

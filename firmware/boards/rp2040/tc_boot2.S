@@ -11,16 +11,6 @@
  * Position independent (pc-relative literals only), so it runs wherever the ROM puts it.
  * firmware_build.py pads the assembled code to 252 bytes and appends the checksum.
  */
-    .syntax unified
-    .cpu cortex-m0plus
-    .thumb
-
-    .equ XIP_SSI_BASE,     0x18000000
-    .equ SSI_CTRLR0,       0x00
-    .equ SSI_CTRLR1,       0x04
-    .equ SSI_SSIENR,       0x08
-    .equ SSI_BAUDR,        0x14
-    .equ SSI_SPI_CTRLR0,   0xF4
     /* CTRLR0: DFS_32 (bits 20:16) = 31 (32-bit frames), TMOD (bits 9:8) = 3 (EEPROM read),
      * SPI_FRF (bits 22:21) = 0 (standard SPI). */
     .equ CTRLR0_XIP,       (31 << 16) | (3 << 8)
@@ -29,12 +19,7 @@
     .equ SPI_CTRLR0_XIP,   (0x03 << 24) | (2 << 8) | (6 << 2)
     .equ CLKDIV,           4
 
-    .section .text.tc_boot2, "ax"
-    .global tc_boot2_entry
-    .type tc_boot2_entry, %function
-    .thumb_func
-tc_boot2_entry:
-    push {lr}
+#include "tc_boot2_entry.inc"
     ldr r3, =XIP_SSI_BASE
     movs r1, #0
     str r1, [r3, #SSI_SSIENR]       /* the SSI must be disabled to be reconfigured */

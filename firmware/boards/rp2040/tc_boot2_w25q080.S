@@ -19,18 +19,8 @@
  *   4. XIP: no instruction; the mode bits A0h follow every 24-bit address (SPI_CTRLR0.XIP_CMD
  *      with INST_L = 0), address and data on four lines, 4 dummy clocks, 32-bit frames.
  */
-    .syntax unified
-    .cpu cortex-m0plus
-    .thumb
-
-    .equ XIP_SSI_BASE,     0x18000000
-    .equ SSI_CTRLR0,       0x00
-    .equ SSI_CTRLR1,       0x04
-    .equ SSI_SSIENR,       0x08
-    .equ SSI_BAUDR,        0x14
     .equ SSI_SR,           0x28
     .equ SSI_DR0,          0x60
-    .equ SSI_SPI_CTRLR0,   0xF4
     .equ SR_BUSY,          0x01
     .equ SR_TFE,           0x04
     .equ PADS_QSPI_BASE,   0x40020000
@@ -55,12 +45,7 @@
     .equ MODE_CONTINUOUS,  0xA0
     .equ SR2_QE,           0x02
 
-    .section .text.tc_boot2, "ax"
-    .global tc_boot2_entry
-    .type tc_boot2_entry, %function
-    .thumb_func
-tc_boot2_entry:
-    push {lr}
+#include "tc_boot2_entry.inc"
     ldr r3, =PADS_QSPI_BASE
     movs r0, #PAD_SCLK_FAST_8MA
     str r0, [r3, #PAD_SCLK]
