@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from conftest import op_models
+
 from tinycompile.frontend import load_model
 from tinycompile.ops import OPS, load_all
 
