@@ -19,6 +19,7 @@ softmax_common.cc and the reference kernels they call).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 
@@ -213,3 +214,104 @@ def sigmoid_interp_table() -> np.ndarray:
     t = np.round(v)
     t[-1] = 65535.0
     return np.minimum(t, 65535.0).astype(np.uint16)
+
+
+# ------------------------------------------------------------------ int16 (16x8) tables
+
+
+def _round_f32(x: np.float32) -> np.float32:
+    """TfLiteRound on a float: half away from zero, in float32."""
+    return np.float32(np.sign(x) * np.floor(np.abs(x) + np.float32(0.5)))
+
+
+def _expf(x: np.float32) -> np.float32:
+    """expf, correctly rounded (double exp rounded once to float32)."""
+    return np.float32(np.exp(np.float64(x)))
+
+
+def _one_over_one_plus_x(x: np.float32) -> np.float32:
+    return np.float32(np.float32(1.0) / np.float32(np.float32(1.0) + x))
+
+
+def lut_populate_int16(
+    in_scale: np.float32,
+    in_zp: int,
+    out_scale: np.float32,
+    out_zp: int,
+    f: Callable[[np.float32], np.float32],
+) -> np.ndarray:
+    """TFLM's ``LUTPopulate<int16_t>`` (common.h, float arithmetic): 512 samples of ``f`` over
+    the input range, each moved by half the linear interpolation's rounded midpoint error, and
+    a 513th for the end, as int16; ``lut_lookup16`` interpolates in it."""
+    f32 = np.float32
+    with np.errstate(all="ignore"):
+        in_min = f32(in_scale * f32(-32768 - in_zp))
+        in_max = f32(in_scale * f32(32767 - in_zp))
+        out_min = f32(out_scale * f32(-32768 - out_zp))
+        out_max = f32(out_scale * f32(32767 - out_zp))
+        step = f32(f32(in_max - in_min) / f32(512))
+        half = f32(step / f32(2))
+        inv = f32(f32(65536) / f32(out_max - out_min))
+        lut = np.empty(513, np.int16)
+        for i in range(512):
+            x = f32(in_min + f32(f32(i) * step))
+            val = f(x)
+            mid = f(f32(x + half))
+            nxt = f(f32(in_min + f32(f32(i + 1) * step)))
+            sample = _round_f32(f32(val * inv))
+            interp = _round_f32(f32(f32(f32(nxt * inv) + sample) / f32(2)))
+            bias = _round_f32(f32(f32(interp - _round_f32(f32(mid * inv))) / f32(2)))
+            lut[i] = int(min(max(float(sample - bias), -32768.0), 32767.0))
+        last = _round_f32(f32(f(in_max) * inv))
+        lut[512] = int(min(max(float(last), -32768.0), 32767.0))
+    return lut
+
+
+def lut_lookup16(value: int, lut: np.ndarray) -> int:
+    """TFLM's ``LUTLookup(int16_t, lut)``: 9-bit index, 7-bit linear interpolation."""
+    index = 256 + (value >> 7)
+    base = int(lut[index])
+    slope = int(lut[index + 1]) - base
+    return fp.wrap16(base + ((slope * (value & 0x7F) + 64) >> 7))
+
+
+@lru_cache(maxsize=1)
+def softmax_s16_luts() -> tuple[np.ndarray, np.ndarray]:
+    """The two tables of TFLM's int16 SOFTMAX (softmax_common.cc): exp(x) over [-10, 0] and
+    1 / (1 + x) over [0, 1], both output at scale 2 / 65535. They depend on no model value."""
+    f32 = np.float32
+    rng = f32(65535)
+    exp_lut = lut_populate_int16(f32(f32(10) / rng), 32767, f32(f32(2) / rng), 0, _expf)
+    recip_lut = lut_populate_int16(
+        f32(f32(1) / rng), -32768, f32(f32(2) / rng), 0, _one_over_one_plus_x
+    )
+    return exp_lut, recip_lut
+
+
+def softmax_s16_params(in_scale: float, beta: float) -> tuple[int, int]:
+    """(multiplier, shift) of TFLM's int16 SOFTMAX: the input difference rescaled so that
+    [-65535, 0] spans [-10, 0] (QuantizeMultiplier of scale * beta / (10 / 65535), in double)."""
+    return quantize_multiplier(float(in_scale) * float(beta) / (10.0 / 65535.0))
+
+
+def log2_rounded(x: float) -> tuple[int, bool]:
+    """TFLM's CheckedLog2 in float: (rounded log2, whether within 1e-3 of it)."""
+    f32 = np.float32
+    lg = f32(f32(np.log(np.float64(f32(x)))) * f32(f32(1.0) / f32(np.log(np.float64(2.0)))))
+    r = _round_f32(lg)
+    return int(r), bool(abs(float(f32(lg - r))) < 1e-3)
+
+
+def sigmoid16_params(in_scale: float, tanh: bool) -> tuple[int, int]:
+    """(input multiplier, right shift) of TFLM's int16 LOGISTIC / TANH (logistic_common.cc,
+    tanh.cc): a power-of-two scale 2^-12 (TANH: also 2^-11) becomes (3 << s, 0), any other the
+    multiplier scale * 3 * 4096 doubled into (16383.5, 32767] with the doublings as the shift."""
+    log2, pot = log2_rounded(in_scale)
+    left = 12 + log2
+    if pot and (left == 0 or (tanh and left == 1)):
+        return 3 << left, 0
+    m, shift = float(in_scale) * 4096.0 * 3.0, 0
+    while m <= 32767.0 / 2.0 and shift <= 30:
+        shift += 1
+        m *= 2.0
+    return int(m), shift
