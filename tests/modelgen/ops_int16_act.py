@@ -201,7 +201,7 @@ def build_written() -> dict[str, bytes]:
             ],
         ),
         "quantize_s32_in": quantize_fork(
-            (2, 25), ("int32", (1e-4, 0)), [("int8", (0.02, 4)), ("int16", (2e-5, 0))]
+            (2, 25), ("int32", (1e-4, 0)), [("int8", (0.02, 4)), ("int16", (8e-5, 0))]
         ),
         "quantize_s32_out": quantize_fork(
             (3, 17), ("int8", (0.05, 5)), [("int32", (0.0005, -100)), ("int32", (3e-3, 0))]

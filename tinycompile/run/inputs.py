@@ -57,17 +57,22 @@ def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
 def _int32_codes(
     g: Graph, tid: int, readers: list[int], rng: np.random.Generator, shape: tuple[int, ...]
 ) -> np.ndarray:
-    """Uniform int32 codes of input ``tid`` whose values span the output range of the QUANTIZE
-    that reads it (int32 -> int8/int16), a little beyond; else the int16 range."""
-    t, lo, hi = g.t(tid), -32768, 32767
+    """Uniform int32 codes of input ``tid`` whose values span the output ranges of the
+    QUANTIZEs that read it (int32 -> int8/int16; the widest), a little beyond; else the int16
+    range."""
+    t, spans = g.t(tid), []
     for i in readers:
         o = g.t(g.ops[i].outputs[0])
         if g.ops[i].kind == "QUANTIZE" and t.quant is not None and o.quant is not None:
             if o.dtype in ("int8", "int16"):
                 r = o.quant.s / t.quant.s
                 a, b = RANGES[o.dtype]
-                lo = int(t.quant.zp + np.floor((a - o.quant.zp - 2) * r))
-                hi = int(t.quant.zp + np.ceil((b - o.quant.zp + 2) * r))
+                spans.append((
+                    int(t.quant.zp + np.floor((a - o.quant.zp - 2) * r)),
+                    int(t.quant.zp + np.ceil((b - o.quant.zp + 2) * r)),
+                ))  # fmt: skip
+    lo = min((s[0] for s in spans), default=-32768)
+    hi = max((s[1] for s in spans), default=32767)
     lo, hi = max(lo, -(2**31)), min(hi, 2**31 - 1)
     return rng.integers(lo, hi + 1, size=shape, dtype=np.int64).astype(np.int32)
 
