@@ -89,6 +89,7 @@ QEMU_MODELS = [
     "softmax_s8_s16_rows",
     "logistic16_direct",
     "tanh16_pot11_s8in",
+    "relu16",
     "quantize_s32_chain",
     "quantize_s32_in",
 ]

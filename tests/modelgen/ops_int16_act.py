@@ -1,13 +1,13 @@
-"""Generate the int16 activation test models (SOFTMAX, LOGISTIC, TANH with int16 activations;
-int8 -> int16 SOFTMAX; QUANTIZE to and from int32) and a model in the style of TFLM's
-keyword_scrambled benchmark into tests/models/ops/.
+"""Generate the int16 activation test models (SOFTMAX, LOGISTIC, TANH, RELU, RELU6 with int16
+activations; int8 -> int16 SOFTMAX; QUANTIZE to and from int32) and a model in the style of
+TFLM's keyword_scrambled benchmark into tests/models/ops/.
 
 Run from the repository root: ``python -m tests.modelgen.ops_int16_act`` (TensorFlow for the
 converted models; ``--written`` makes only the others, without it).
 
 - Converted (TFLite's 16x8 mode, ``common.to_16x8_tflite``; int16 interface, zero point 0):
   softmax over logits of several widths and row lengths (2-D, 3-D), LOGISTIC and TANH at the
-  scales calibration gives (TFLM's general-scale int16 path).
+  scales calibration gives (TFLM's general-scale int16 path), RELU and RELU6.
 - Written with ``tflite_writer`` where the converter cannot make the op or the scale: a 1-D
   int16 softmax and one with beta != 1, int8 -> int16 softmax (output 1/65536, -32768),
   LOGISTIC and TANH at the power-of-two input scales TFLM treats apart (2^-12; TANH also
@@ -225,6 +225,8 @@ def build_converted() -> dict[str, bytes]:
     emit("softmax16_rows3d", (3, 5, 9), tf.nn.softmax, 1.5)
     emit("logistic16_direct", (5, 9), tf.sigmoid, 4.0)
     emit("tanh16_direct", (5, 9), tf.tanh, 1.5)
+    emit("relu16", (6, 11), tf.nn.relu, 2.0)
+    emit("relu6_16", (6, 11), tf.nn.relu6, 4.0)
     return made
 
 

@@ -6,8 +6,11 @@ LOGISTIC and TANH int16 (16x8; zero points 0, output scale 2^-15): TFLM's int16 
 (reference_integer_ops::Logistic / ::Tanh): the input scaled by TFLM's multiplier and shift
 (``tables.sigmoid16_params``), then linear interpolation in the 256-entry sigmoid table the LSTM
 uses (``tables.sigmoid_interp_table``), on the device: ``tc_logistic_s16`` / ``tc_tanh_s16``
-(firmware/kernels/tc_activations_int16.c). TFLM has no int16 HARD_SWISH; int16 RELU, RELU6 and
-LEAKY_RELU are refused here.
+(firmware/kernels/tc_activations_int16.c). RELU and RELU6 int16 (zero points 0): TFLM's
+ReluQuantized (requantized by QuantizeMultiplier(float(in scale / out scale)), clamped below at
+zero) and Relu6Quantized (clamped to [0, six] in the input's quantization), both through the
+int16 requantization kernel ``tc_requantize_s16_s16`` (RELU6 with the identity multiplier).
+TFLM has no int16 HARD_SWISH; int16 LEAKY_RELU is refused here.
 
 Semantics from TFLM's logistic_common.cc, tanh.cc, hard_swish_common.cc, activations_common.cc
 and leaky_relu_common.cc. They run in place over their input.
@@ -23,6 +26,7 @@ import numpy as np
 
 from ..ir import Graph, Op
 from ..quant import fixedpoint as fp
+from ..quant.qmath import quantize_multiplier, tflite_round
 from . import tables as T
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, io_call, io_int8, lut_call, out
@@ -33,11 +37,12 @@ from .s16 import require_int16
 class Lut(Prepared):
     lut: np.ndarray | None  # int8[256], indexed by the input's bit pattern (int16: None)
     s16: tuple[int, int] | None = None  # int16 LOGISTIC/TANH: (input multiplier, shift)
+    requant: tuple[tuple[str, int], ...] = ()  # int16 RELU/RELU6: tc_requantize_params_t
 
 
 def _prepare_s16(op: Op, g: Graph) -> Lut:
     """int16 LOGISTIC / TANH, with TFLM's checks (logistic_common.cc, tanh.cc)."""
-    if op.kind not in ("LOGISTIC", "TANH"):
+    if op.kind not in ("LOGISTIC", "TANH", "RELU", "RELU6"):
         raise fail(op, f"int16 activations are not supported for {op.kind} (16x8)")
     if len(op.inputs) != 1 or len(op.outputs) != 1 or op.inputs[0] < 0:
         raise fail(op, "expects one input and one output")
@@ -45,6 +50,24 @@ def _prepare_s16(op: Op, g: Graph) -> Lut:
     i, o = inp(op, g), out(op, g)
     if i.size != o.size:
         raise fail(op, f"input has {i.size} elements but output has {o.size}")
+    if op.kind in ("RELU", "RELU6"):
+        f32 = np.float32
+        if op.kind == "RELU":  # ReluQuantized: the ratio divided in float32, as TFLM
+            mult, shift = quantize_multiplier(float(f32(i.quant.s) / f32(o.quant.s)))
+            hi = 32767
+        else:  # Relu6Quantized: a clamp in the input's quantization (identity multiplier)
+            mult, shift = 1 << 30, 1
+            hi = min(32767, tflite_round(float(f32(f32(6.0) / f32(i.quant.s)))))
+        fields = {
+            "size": i.size,
+            "in_zp": 0,
+            "mult": mult,
+            "shift": shift,
+            "out_zp": 0,
+            "out_min": 0,
+            "out_max": hi,
+        }
+        return Lut(lut=None, requant=tuple(fields.items()))
     log2, pot = T.log2_rounded(o.quant.s)
     if not pot or log2 != -15:
         raise fail(op, f"int16 output scale must be 2^-15 (is {o.quant.s:g})")
@@ -58,7 +81,7 @@ def _prepare_s16(op: Op, g: Graph) -> Lut:
 class LutActivationOp(Operator):
     kinds = ("LOGISTIC", "TANH", "HARD_SWISH", "RELU", "RELU6", "LEAKY_RELU")
     elementwise = True
-    int16 = True  # LOGISTIC and TANH; the others refuse int16 in prepare
+    int16 = True  # LOGISTIC, TANH, RELU, RELU6; the others refuse int16 in prepare
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         if kind == "LEAKY_RELU":
@@ -94,6 +117,9 @@ class LutActivationOp(Operator):
         return Lut(lut=lut)
 
     def lower(self, op: Op, g: Graph, d: Lut, ctx: LowerCtx, choice: Choice) -> str:
+        if d.requant:
+            p = ctx.params("tc_requantize_params_t", dict(d.requant))
+            return io_call("tc_requantize_s16_s16", op, ctx, p)
         if d.s16 is not None:
             fields = {
                 "size": inp(op, g).size,
