@@ -173,11 +173,13 @@ def softmax_exp_table(in_scale: float, beta: float) -> np.ndarray:
     return t
 
 
-def softmax_rows(x: np.ndarray, exp_table: np.ndarray) -> np.ndarray:
-    """Python model of the device kernel (rows along the last axis), for tests and tools."""
+def softmax_rows(x: np.ndarray, exp_table: np.ndarray, out_bits: int = 8) -> np.ndarray:
+    """Python model of the device kernel (rows along the last axis), for tests and tools;
+    ``out_bits`` 16: the int16 output (scale 1/65536, zero point -32768)."""
     x = np.asarray(x, dtype=np.int8)
     flat = x.reshape(-1, x.shape[-1]).astype(np.int64)
-    y = np.empty(flat.shape, dtype=np.int8)
+    lo, hi = -(1 << (out_bits - 1)), (1 << (out_bits - 1)) - 1
+    y = np.empty(flat.shape, dtype=np.int8 if out_bits == 8 else np.int16)
     for r, row in enumerate(flat):
         mx = int(row.max())
         exps = [int(exp_table[mx - int(v)]) for v in row]
@@ -185,10 +187,10 @@ def softmax_rows(x: np.ndarray, exp_table: np.ndarray) -> np.ndarray:
         for e in exps:
             total = fp.wrap32(total + fp.rounding_divide_by_pot(e, 12))
         scale, bits_over_unit = fp.get_reciprocal(total, 12)
-        exponent = bits_over_unit + 31 - 8
+        exponent = bits_over_unit + 31 - out_bits
         for c, e in enumerate(exps):
-            v = fp.rounding_divide_by_pot(fp.srdhm(scale, e), exponent) - 128
-            y[r, c] = max(-128, min(127, v))
+            v = fp.rounding_divide_by_pot(fp.srdhm(scale, e), exponent) + lo
+            y[r, c] = max(lo, min(hi, v))
     return y.reshape(x.shape)
 
 
