@@ -26,9 +26,6 @@ REFUSED = {"concat_qdiff"}
 # 16x8 models of operators whose int16 path is not written yet (tests/test_ops_int16.py checks
 # their one-line refusal): the op, and the model that holds it
 INT16_REFUSED = {
-    "logistic16": "LOGISTIC",
-    "tanh16": "TANH",
-    "softmax16": "SOFTMAX",
     "mean16_gap": "MEAN",
     "concat16": "CONCATENATION",
     "pad16": "PAD",

@@ -87,7 +87,7 @@ def _softmax_inputs(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
     onehot[size // 3] = 127
     rows.append(onehot)
     x = np.clip(np.stack(rows), -128, 127).astype(np.int8)
-    return x.reshape(len(rows), *shape[1:])
+    return x.reshape(len(rows) * shape[0], *shape[1:])  # an IR batch of len(rows) samples
 
 
 def _float_inputs(g: Graph, seed: int = 0) -> np.ndarray:
@@ -162,7 +162,8 @@ def test_softmax_python_model_matches_tflm(path: Path) -> None:
     x = _softmax_inputs(g.t(op.inputs[0]).shape, seed=1)
     ref = run_tflm(path, [x], n_outputs=1).outputs[0]
     table = A.softmax_exp_table(g.t(op.inputs[0]).quant.s, op.attrs["beta"])
-    assert np.array_equal(A.softmax_rows(x, table), ref)
+    bits = 16 if g.t(op.outputs[0]).dtype == "int16" else 8  # int8 -> int16 (keyword models)
+    assert np.array_equal(A.softmax_rows(x, table, bits).reshape(ref.shape), ref)
 
 
 # ------------------------------------------------------------------ C kernels directly
@@ -267,8 +268,9 @@ REJECTED = {
     "softmax int16 out": _graph("SOFTMAX", out_dtype="int16", attrs={"beta": 1.0}),
     "hard swish ratio": _graph("HARD_SWISH", in_q=(1.0, 0), out_q=(1e-4, 0)),
     "leaky relu no alpha": _graph("LEAKY_RELU", out_q=(0.05, 3)),
-    "quantize int32 in": _graph("QUANTIZE", in_dtype="int32"),
-    "quantize int32 -> int16": _graph("QUANTIZE", in_dtype="int32", out_dtype="int16"),
+    "quantize int32 -> int32": _graph("QUANTIZE", in_dtype="int32", out_dtype="int32"),
+    "quantize float -> int32": _graph("QUANTIZE", in_q=None, in_dtype="float32", out_dtype="int32"),
+    "hard swish int16": _graph("HARD_SWISH", in_dtype="int16", out_dtype="int16", in_q=(1e-3, 0)),
     "dequantize int16 -> int32": _graph("DEQUANTIZE", in_dtype="int16", out_dtype="int32"),
     "quantize float out": _graph("QUANTIZE", in_q=None, in_dtype="float32", out_dtype="float32"),
     "dequantize int32 out": _graph("DEQUANTIZE", out_dtype="int32"),
@@ -286,6 +288,15 @@ ACCEPTED = {
     "dequantize int16": _graph("DEQUANTIZE", in_dtype="int16", out_dtype="float32", out_q=None),
     "leaky relu": _graph("LEAKY_RELU", out_q=(0.05, 3), attrs={"alpha": 0.1}),
     "tanh": _graph("TANH", out_q=(1 / 128, 0)),
+    "quantize int32 -> int8": _graph("QUANTIZE", in_dtype="int32"),
+    "quantize int32 -> int16": _graph("QUANTIZE", in_dtype="int32", out_dtype="int16"),
+    "quantize int8 -> int32": _graph("QUANTIZE", out_dtype="int32"),
+    "softmax int8 -> int16": _graph(
+        "SOFTMAX", out_dtype="int16", out_q=(1 / 65536, -32768), attrs={"beta": 1.0}
+    ),
+    "logistic int16": _graph(
+        "LOGISTIC", in_dtype="int16", out_dtype="int16", in_q=(2**-12, 0), out_q=(2**-15, 0)
+    ),
 }
 
 

@@ -25,6 +25,7 @@ from tinycompile.ir import Graph
 from tinycompile.pipeline import prepare_graph
 from tinycompile.quant.qmath import multiply_by_quantized_multiplier_np, quantize_multiplier
 from tinycompile.run.reference import run_tflm
+from tinycompile.run.samples import batch_shape
 
 
 def _is_16x8(p: Path) -> bool:
@@ -42,10 +43,11 @@ def _rand16(g: Graph, n: int, seed: int) -> list[np.ndarray]:
     out = []
     for tid in g.inputs:
         t = g.t(tid)
+        shape = batch_shape(t, n)  # (n * rows, ...): a 1-D input's batch too
         if t.dtype == "int16":
-            out.append(rng.integers(-32768, 32768, size=(n, *t.shape[1:]), dtype=np.int16))
+            out.append(rng.integers(-32768, 32768, size=shape, dtype=np.int16))
         else:
-            out.append(rng.uniform(-1, 1, size=(n, *t.shape[1:])).astype(np.float32))
+            out.append(rng.uniform(-1, 1, size=shape).astype(np.float32))
     return out
 
 

@@ -210,13 +210,15 @@ def test_int16_activations_still_refused_outside_state() -> None:
         T("h", (1, 8), "int16", quant=(0.001, 0)),
         T("y", (1, 8), quant=Q_IN),
     ]
-    g = _graph(tensors, [Node("RELU", [0], [1]), Node("RELU", [1], [2])], [2])
-    assert "op #0 RELU: int16 activations are not supported for RELU (16x8)" in _refusal(g)
+    g = _graph(tensors, [Node("HARD_SWISH", [0], [1]), Node("HARD_SWISH", [1], [2])], [2])
+    want = "op #0 HARD_SWISH: int16 activations are not supported for HARD_SWISH (16x8)"
+    assert want in _refusal(g)  # TFLM has no int16 HARD_SWISH
 
 
 def test_quantize_int16_pairs_and_refusals() -> None:
-    """int8 <-> int16 and int16 -> int16 are planned, int16 graph outputs too (16x8); other
-    pairs and int32 graph inputs are refused."""
+    """int8 <-> int16, int16 -> int16 and the int32 pairs TFLM allows are planned, int16 graph
+    outputs too (16x8), int32 graph inputs read by QUANTIZE; int32 -> int32, float32 -> int32
+    and an int32 graph input read by another op are refused."""
     for m in ("quantize_s8_s16_s8", "quantize_s16_clamp"):
         kinds = [(g.t(op.inputs[0]).dtype, g.t(op.outputs[0]).dtype) for g in [api.plan(
             MODELS / "ops" / f"{m}.tflite").graph] for op in g.ops]  # fmt: skip
@@ -226,8 +228,16 @@ def test_quantize_int16_pairs_and_refusals() -> None:
                quant=(0.001, 0)), T("z", (1, 8), quant=Q_IN)],
                [Node("QUANTIZE", [0], [1]), Node("QUANTIZE", [1], [2]),
                 Node("QUANTIZE", [2], [3])], [3])  # fmt: skip
-    assert "op #0 QUANTIZE: int32 output tensor 1 is not supported (int8 only)" in _refusal(g)
+    assert [op.kind for op in api.plan(g).graph.ops] == ["QUANTIZE"] * 3
+    g = _graph([x, T("h", (1, 8), "int32", quant=(0.001, 0)), T("k", (1, 8), "int32",
+               quant=(0.002, 0))], [Node("QUANTIZE", [0], [1]), Node("QUANTIZE", [1], [2])],
+               [2])  # fmt: skip
+    assert "op #1 QUANTIZE: int32 -> int32 quantization is not supported (TFLM has none)" in (
+        _refusal(g)
+    )
     g = _graph([x, T("y", (1, 8), "int16", quant=(0.001, 0))], [Node("QUANTIZE", [0], [1])], [1])
     assert api.plan(g).graph.t(1).dtype == "int16"  # an int16 output: a 16x8 interface
     g = _graph([T("w", (1, 8), "int32", quant=(0.001, 0)), x], [Node("QUANTIZE", [0], [1])], [1])
+    assert api.plan(g).graph.t(0).dtype == "int32"  # an int32 input QUANTIZE reads (TFLM's)
+    g = _graph([T("w", (1, 8), "int32", quant=(0.001, 0)), x], [Node("RELU", [0], [1])], [1])
     assert "graph input/output tensor 0 is int32" in " ".join(str(e) for e in problems(g))

@@ -65,5 +65,32 @@ typedef struct {
 
 /* int8 softmax over the last axis; output scale 1/256, zero point -128. */
 void tc_softmax_s8(const tc_softmax_params_t *p, const int8_t *in, int8_t *out);
+/* The same with an int16 output (scale 1/65536, zero point -32768), as TFLM's keyword models. */
+void tc_softmax_s8_s16(const tc_softmax_params_t *p, const int8_t *in, int16_t *out);
+
+/* ---- int16 (16x8) paths, firmware/kernels/tc_activations_int16.c */
+
+typedef struct {
+    uint32_t rows;              /* product of all dimensions but the last */
+    uint32_t depth;             /* last dimension: softmax runs over it */
+    int32_t mult, shift;        /* the difference to the max rescaled so -65535 is -10.0 */
+    const int16_t *exp_lut;     /* 513 entries: exp(x) on [-10, 0], TFLM's LUTPopulate */
+    const int16_t *recip_lut;   /* 513 entries: 1 / (1 + x) on [0, 1] */
+} tc_softmax_s16_params_t;
+
+/* int16 softmax over the last axis (reference_ops::SoftmaxInt16); output scale 1/32768,
+ * zero point 0. May run in place. */
+void tc_softmax_s16(const tc_softmax_s16_params_t *p, const int16_t *in, int16_t *out);
+
+typedef struct {
+    uint32_t size;
+    int32_t mult, shift;        /* input: (x * mult + round) >> shift, TFLM's int16 scaling */
+    const uint16_t *lut;        /* 256 entries: sigmoid(i / 24) in 0.16 */
+} tc_sigmoid16_params_t;
+
+/* int16 LOGISTIC (output 2^-15, reference_integer_ops::Logistic) and TANH (output 2^-15,
+ * reference_integer_ops::Tanh); zero points 0. May run in place. */
+void tc_logistic_s16(const tc_sigmoid16_params_t *p, const int16_t *in, int16_t *out);
+void tc_tanh_s16(const tc_sigmoid16_params_t *p, const int16_t *in, int16_t *out);
 
 #endif /* TC_ACTIVATIONS_H */

@@ -184,14 +184,19 @@ static int tc_clz32(uint32_t x)
     return n;
 }
 
-void tc_softmax_s8(const tc_softmax_params_t *p, const int8_t *in, int8_t *out)
+/* int8 softmax over the last axis (reference_ops::Softmax<int8_t, OutputT>); OutputT is int8
+ * (out8) or int16 (out16): exponent = bits over unit + 31 - bits of OutputT, offset OutputT's
+ * minimum. */
+static void tc_softmax_s8_any(const tc_softmax_params_t *p, const int8_t *in, int8_t *out8,
+                              int16_t *out16)
 {
     const int32_t *lut = p->exp_lut;
+    const int out_bits = out16 ? 16 : 8;
+    const int32_t out_min = out16 ? -32768 : -128, out_max = out16 ? 32767 : 127;
     uint32_t depth = p->depth;
     uint32_t r, c;
     for (r = 0; r < p->rows; r++) {
         const int8_t *x = in + (size_t)r * depth;
-        int8_t *y = out + (size_t)r * depth;
         int32_t mx = -128;
         uint32_t sum = 0; /* Q12.19, wraps like TFLM's int32 beyond 4095 elements at the max */
         int headroom_plus_one, exponent;
@@ -208,14 +213,30 @@ void tc_softmax_s8(const tc_softmax_params_t *p, const int8_t *in, int8_t *out)
         headroom_plus_one = tc_clz32(sum);
         recip = tc_one_over_one_plus_x(
             (int32_t)((headroom_plus_one < 32 ? sum << headroom_plus_one : 0u) - 0x80000000u));
-        exponent = (12 - headroom_plus_one) + 31 - 8;
+        exponent = (12 - headroom_plus_one) + 31 - out_bits;
         if (exponent > 31) {
             exponent = 31; /* only reachable when the sum overflowed (TFLM aborts there) */
         }
-        /* Each output reads only its own input after the row statistics: safe in place. */
+        /* Each output reads only its own input after the row statistics: safe in place (an
+         * int16 output over an int8 input is never planned in place). */
         for (c = 0; c < depth; c++) {
-            int32_t v = tc_rdivpot(tc_srdhm(recip, lut[mx - x[c]]), exponent) - 128;
-            y[c] = (int8_t)tc_clamp(v, -128, 127);
+            int32_t v = tc_rdivpot(tc_srdhm(recip, lut[mx - x[c]]), exponent) + out_min;
+            v = tc_clamp(v, out_min, out_max);
+            if (out16) {
+                out16[(size_t)r * depth + c] = (int16_t)v;
+            } else {
+                out8[(size_t)r * depth + c] = (int8_t)v;
+            }
         }
     }
+}
+
+void tc_softmax_s8(const tc_softmax_params_t *p, const int8_t *in, int8_t *out)
+{
+    tc_softmax_s8_any(p, in, out, NULL);
+}
+
+void tc_softmax_s8_s16(const tc_softmax_params_t *p, const int8_t *in, int16_t *out)
+{
+    tc_softmax_s8_any(p, in, NULL, out);
 }

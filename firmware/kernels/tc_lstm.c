@@ -9,7 +9,8 @@
  * it to, then copied to the hidden state: the same values, no scratch. Sigmoid and tanh
  * (tanh(x) = 2 sigmoid(2x) - 1) interpolate linearly in one 256-entry table of sigmoid(i / 24)
  * in 0.16 fixed point, computed at compile time (ops/tables.py: sigmoid_interp_table) and
- * passed in the params. The four gates of a unit share each input and hidden row: their weight
+ * passed in the params (tc_sigmoid16.h, shared with int16 LOGISTIC and TANH). The four gates
+ * of a unit share each input and hidden row: their weight
  * matrices are consecutive (the compiler packs them, ops/lstm.py), so one pass over the row
  * feeds four accumulators (tc_dot14_s8: SXTB16 + SMLAD on Cortex-M4/M7; tc_m0_dot14 on
  * ARMv6-M), the same int32 sums with the same wrap-around.
@@ -21,51 +22,11 @@
 #include "tc_lstm.h"
 #include "tc_m0.h"
 #include "tc_qmath.h"
+#include "tc_sigmoid16.h"
 
 static int32_t tc_sat16(int32_t x)
 {
     return tc_clamp(x, -32768, 32767);
-}
-
-/* x >> s rounding toward minus infinity (an arithmetic shift), portable for negative x. */
-static int32_t tc_asr(int32_t x, int s)
-{
-    return x >= 0 ? x >> s : -(int32_t)(~(uint32_t)x >> s) - 1;
-}
-
-/* Logistic of a Q3.12 value, Q0.15 out (reference_integer_ops::Logistic, power-of-two scale). */
-static int16_t tc_sigmoid_q12(const uint16_t *lut, int32_t x)
-{
-    const int32_t v = x * 3;
-    const uint32_t a = (uint32_t)(v < 0 ? -v : v);
-    const uint32_t uh = a >> 9;
-    uint32_t r;
-    if (uh >= 255u) {
-        r = 0x7FFFu << 10;
-    } else {
-        const uint32_t ua = lut[uh], ub = lut[uh + 1u];
-        r = (ua << 9) + (a & 0x1FFu) * (ub - ua);
-    }
-    r = v >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
-    return (int16_t)(r >> 10);
-}
-
-/* Tanh (reference_integer_ops::Tanh int16): input scaled by mult then a rounding right shift. */
-static int16_t tc_tanh16(const uint16_t *lut, int32_t x, int32_t mult, int32_t shift)
-{
-    const int32_t round = shift > 0 ? (int32_t)1 << (shift - 1) : 0;
-    const int32_t v = tc_asr(x * mult + round, (int)shift);
-    const uint32_t a = (uint32_t)(v < 0 ? -v : v);
-    const uint32_t uh = a >> 8;
-    int32_t r;
-    if (uh >= 255u) {
-        r = 0xFFFF << 8;
-    } else {
-        const uint32_t ua = lut[uh], ub = lut[uh + 1u];
-        r = (int32_t)((ua << 8) + (a & 0xFFu) * (ub - ua));
-    }
-    r = v >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
-    return (int16_t)tc_asr(r, 8);
 }
 
 /* The four gates' pre-activations of unit j (input, forget, cell, output, Q3.12): per gate
@@ -103,10 +64,10 @@ void tc_lstm_s8(const tc_lstm_params_t *p, const int8_t *in, int8_t *hidden, int
             for (int32_t j = 0; j < U; j++) {
                 int32_t gv[4];
                 tc_gates(p, x, h, j, gv);
-                const int32_t ig = tc_sigmoid_q12(p->sigmoid_lut, gv[0]);
-                const int32_t fg = tc_sigmoid_q12(p->sigmoid_lut, gv[1]);
+                const int32_t ig = tc_logistic16(p->sigmoid_lut, gv[0], 3, 0);
+                const int32_t fg = tc_logistic16(p->sigmoid_lut, gv[1], 3, 0);
                 const int32_t cg = tc_tanh16(p->sigmoid_lut, gv[2], 3, 0);
-                const int32_t og = tc_sigmoid_q12(p->sigmoid_lut, gv[3]);
+                const int32_t og = tc_logistic16(p->sigmoid_lut, gv[3], 3, 0);
                 /* the gates are Q0.15 (sigmoid) or signed Q0.15 (tanh): products fit int32 */
                 const int32_t keep =
                     tc_sat16(tc_requant(fg * c[j], p->forget_mult, p->forget_shift));

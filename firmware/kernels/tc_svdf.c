@@ -39,8 +39,8 @@
             }                                                                                   \
         }                                                                                       \
         for (int32_t k = 0; k < n; k++) {                                                       \
-            int32_t v = tc_requant(a[k], p->feat_mult, p->feat_shift) + p->state_zp;            \
-            sb[(f + k) * M + M - 1] = (T)tc_clamp(v, LO, HI);                                   \
+            int32_t v = tc_clamp(tc_requant(a[k], p->feat_mult, p->feat_shift), LO, HI);        \
+            sb[(f + k) * M + M - 1] = (T)(v + p->state_zp); /* TFLM: clamp, then zp, wraps */ \
         }                                                                                       \
     }
 

@@ -71,14 +71,24 @@ def problems(
         if t.dtype in ("int8", "int16", "float32"):
             continue
         if t.dtype == "int32" and tid in g.outputs and tid not in g.inputs:
-            continue  # indices (ARG_MAX / ARG_MIN): the usual tail of a classifier
+            continue  # indices (ARG_MAX / ARG_MIN), QUANTIZE's (TFLM's keyword models' tail)
+        if t.dtype == "int32" and tid not in g.outputs and _quantized_input(g, tid):
+            continue  # requantized by QUANTIZE (int32 -> int8 / int16), as TFLM allows
         out.append(
             CompileError(
                 f"graph input/output tensor {tid} is {t.dtype}; only int8, int16 and float32"
-                " are supported (and int32 outputs)"
+                " are supported (and int32 outputs, int32 inputs read by QUANTIZE only)"
             )
         )
     return out
+
+
+def _quantized_input(g: Graph, tid: int) -> bool:
+    """Input ``tid`` has per-tensor quantization and only QUANTIZE ops read it."""
+    q = g.t(tid).quant
+    readers = [op for op in g.ops if tid in op.inputs]
+    ok = q is not None and not q.per_channel
+    return ok and bool(readers) and all(op.kind == "QUANTIZE" for op in readers)
 
 
 def _op_problems(

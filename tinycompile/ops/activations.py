@@ -2,6 +2,16 @@
 computed at compile time by running TFLM's integer algorithm for that op on every input
 (``tables``), and one kernel for all of them, ``tc_lut_s8`` (firmware/kernels/tc_activations.c).
 
+LOGISTIC and TANH int16 (16x8; zero points 0, output scale 2^-15): TFLM's int16 paths
+(reference_integer_ops::Logistic / ::Tanh): the input scaled by TFLM's multiplier and shift
+(``tables.sigmoid16_params``), then linear interpolation in the 256-entry sigmoid table the LSTM
+uses (``tables.sigmoid_interp_table``), on the device: ``tc_logistic_s16`` / ``tc_tanh_s16``
+(firmware/kernels/tc_activations_int16.c). RELU and RELU6 int16 (zero points 0): TFLM's
+ReluQuantized (requantized by QuantizeMultiplier(float(in scale / out scale)), clamped below at
+zero) and Relu6Quantized (clamped to [0, six] in the input's quantization), both through the
+int16 requantization kernel ``tc_requantize_s16_s16`` (RELU6 with the identity multiplier).
+TFLM has no int16 HARD_SWISH; int16 LEAKY_RELU is refused here.
+
 Semantics from TFLM's logistic_common.cc, tanh.cc, hard_swish_common.cc, activations_common.cc
 and leaky_relu_common.cc. They run in place over their input.
 """
@@ -16,20 +26,62 @@ import numpy as np
 
 from ..ir import Graph, Op
 from ..quant import fixedpoint as fp
+from ..quant.qmath import quantize_multiplier, tflite_round
 from . import tables as T
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
-from .common import io_int8, lut_call
+from .common import inp, io_call, io_int8, lut_call, out
+from .s16 import require_int16
 
 
 @dataclass(frozen=True, kw_only=True)
 class Lut(Prepared):
-    lut: np.ndarray  # int8[256], indexed by the input's bit pattern
+    lut: np.ndarray | None  # int8[256], indexed by the input's bit pattern (int16: None)
+    s16: tuple[int, int] | None = None  # int16 LOGISTIC/TANH: (input multiplier, shift)
+    requant: tuple[tuple[str, int], ...] = ()  # int16 RELU/RELU6: tc_requantize_params_t
+
+
+def _prepare_s16(op: Op, g: Graph) -> Lut:
+    """int16 LOGISTIC / TANH, with TFLM's checks (logistic_common.cc, tanh.cc)."""
+    if op.kind not in ("LOGISTIC", "TANH", "RELU", "RELU6"):
+        raise fail(op, f"int16 activations are not supported for {op.kind} (16x8)")
+    if len(op.inputs) != 1 or len(op.outputs) != 1 or op.inputs[0] < 0:
+        raise fail(op, "expects one input and one output")
+    require_int16(op, g, [op.inputs[0], op.outputs[0]])
+    i, o = inp(op, g), out(op, g)
+    if i.size != o.size:
+        raise fail(op, f"input has {i.size} elements but output has {o.size}")
+    if op.kind in ("RELU", "RELU6"):
+        f32 = np.float32
+        if op.kind == "RELU":  # ReluQuantized: the ratio divided in float32, as TFLM
+            mult, shift = quantize_multiplier(float(f32(i.quant.s) / f32(o.quant.s)))
+            hi = 32767
+        else:  # Relu6Quantized: a clamp in the input's quantization (identity multiplier)
+            mult, shift = 1 << 30, 1
+            hi = min(32767, tflite_round(float(f32(f32(6.0) / f32(i.quant.s)))))
+        fields = {
+            "size": i.size,
+            "in_zp": 0,
+            "mult": mult,
+            "shift": shift,
+            "out_zp": 0,
+            "out_min": 0,
+            "out_max": hi,
+        }
+        return Lut(lut=None, requant=tuple(fields.items()))
+    log2, pot = T.log2_rounded(o.quant.s)
+    if not pot or log2 != -15:
+        raise fail(op, f"int16 output scale must be 2^-15 (is {o.quant.s:g})")
+    mult, shift = T.sigmoid16_params(i.quant.s, op.kind == "TANH")
+    if mult > 32767:
+        raise fail(op, f"int16 input scale {i.quant.s:g} is too large (TFLM: multiplier > 32767)")
+    return Lut(lut=None, s16=(mult, shift))
 
 
 @register
 class LutActivationOp(Operator):
     kinds = ("LOGISTIC", "TANH", "HARD_SWISH", "RELU", "RELU6", "LEAKY_RELU")
     elementwise = True
+    int16 = True  # LOGISTIC, TANH, RELU, RELU6; the others refuse int16 in prepare
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         if kind == "LEAKY_RELU":
@@ -37,6 +89,11 @@ class LutActivationOp(Operator):
         return {}
 
     def prepare(self, op: Op, g: Graph) -> Lut:
+        if any(
+            t >= 0 and g.t(t).dtype == "int16" and not g.t(t).is_const
+            for t in [*op.inputs, *op.outputs]
+        ):
+            return _prepare_s16(op, g)
         i, o = io_int8(op, g)
         (si, zi), (so, zo) = (i.quant.s, i.quant.zp), (o.quant.s, o.quant.zp)
         if op.kind == "LOGISTIC" and zo != -128:
@@ -60,4 +117,16 @@ class LutActivationOp(Operator):
         return Lut(lut=lut)
 
     def lower(self, op: Op, g: Graph, d: Lut, ctx: LowerCtx, choice: Choice) -> str:
+        if d.requant:
+            p = ctx.params("tc_requantize_params_t", dict(d.requant))
+            return io_call("tc_requantize_s16_s16", op, ctx, p)
+        if d.s16 is not None:
+            fields = {
+                "size": inp(op, g).size,
+                "mult": d.s16[0],
+                "shift": d.s16[1],
+                "lut": ctx.array("sigmoid_lut", "uint16_t", T.sigmoid_interp_table()),
+            }
+            p = ctx.params("tc_sigmoid16_params_t", fields)
+            return io_call(f"tc_{op.kind.lower()}_s16", op, ctx, p)
         return lut_call(op, g, ctx, d.lut)

@@ -1,11 +1,16 @@
-"""QUANTIZE (float32 -> int8 / int16, int8 -> int8, int8 <-> int16, int16 -> int16) and
-DEQUANTIZE (int8 / int16 -> float32), as TFLM's quantize_common.cc and dequantize_common.cc.
+"""QUANTIZE (float32 -> int8 / int16, int8 -> int8, int8 <-> int16, int16 -> int16, int8 / int16
+<-> int32) and DEQUANTIZE (int8 / int16 -> float32), as TFLM's quantize_common.cc and
+dequantize_common.cc.
 
 - int8 -> int8 QUANTIZE (reference_ops::Requantize) is a 256-entry table (``tc_lut_s8``) and runs
   in place; int8 -> int16 is a 256-entry int16 table (``tc_lut_s8_s16``); int16 -> int8 and
   int16 -> int16 requantize on the device (``tc_requantize_s16_*``, firmware/kernels/
   tc_requantize.c) with TFLM's multiplier, QuantizeMultiplier(double(in) / double(out)). int16
   activations appear inside TFLM's int8 keyword models around SVDF and LSTM.
+- the int32 pairs TFLM allows (int8 / int16 -> int32, int32 -> int8 / int16; TFLM's keyword
+  models end in an int16 -> int32 QUANTIZE) requantize the same way (``tc_requantize_s8_s32``
+  & co.), the zero point arithmetic wrapping as TFLM's int32 does. int32 -> int32 and
+  float32 -> int32 are refused, as TFLM's quantize.cc has no such path.
 - float32 -> int8 QUANTIZE divides by the scale in float32 on the device and rounds half away
   from zero (``tc_quantize_f32_s8``; to int16, the 16x8 interface: ``tc_quantize_f32_s16``).
 - DEQUANTIZE is a 256-entry float table (``scale * (q - zp)`` evaluated in float32 as TFLM
@@ -54,15 +59,29 @@ class Quantize(Prepared):
     lut16: np.ndarray | None = None  # int8 -> int16: the int16 table
 
 
+REQUANTIZE_PAIRS = {
+    ("int8", "int16"),
+    ("int16", "int8"),
+    ("int16", "int16"),
+    ("int8", "int32"),
+    ("int16", "int32"),
+    ("int32", "int8"),
+    ("int32", "int16"),
+}
+LO = {**QMIN, "int32": -(1 << 31)}
+HI = {**QMAX, "int32": (1 << 31) - 1}
+SUFFIX = {"int8": "s8", "int16": "s16", "int32": "s32"}
+
+
 def _requantize(op: Op, g: Graph) -> Quantize:
-    """int8 -> int16, int16 -> int8, int16 -> int16 (reference_ops::Requantize)."""
+    """Every pair of REQUANTIZE_PAIRS (reference_ops::Requantize)."""
     i, o = inp(op, g), out(op, g)
     _per_tensor(op, i, "input")
     _per_tensor(op, o, "output")
     _same_size(op, g)
     mult, shift = quantize_multiplier(float(i.quant.scale[0]) / float(o.quant.scale[0]))
-    lo, hi = QMIN[o.dtype], QMAX[o.dtype]
-    if i.dtype == "int8":
+    lo, hi = LO[o.dtype], HI[o.dtype]
+    if (i.dtype, o.dtype) == ("int8", "int16"):
         lut = np.empty(256, np.int16)
         for q in range(-128, 128):
             v = mul_by_quantized_multiplier(q - i.quant.zp, mult, shift) + o.quant.zp
@@ -77,7 +96,15 @@ def _requantize(op: Op, g: Graph) -> Quantize:
         "out_min": lo,
         "out_max": hi,
     }
-    return Quantize(lut=None, fields=tuple(fields.items()), macs=o.size)
+    wide = "int32" in (i.dtype, o.dtype)  # the int32 kernels walk so as to run in place
+    grows, shrinks = wide and o.nbytes > i.nbytes, wide and o.nbytes < i.nbytes
+    return Quantize(
+        lut=None,
+        fields=tuple(fields.items()),
+        macs=o.size,
+        in_place_grows=grows,
+        in_place_shrinks=shrinks,
+    )
 
 
 @register
@@ -90,8 +117,10 @@ class QuantizeOp(Operator):
         _one_in_one_out(op)
         i, o = inp(op, g), out(op, g)
         pair = (i.dtype, o.dtype)
-        if pair in (("int8", "int16"), ("int16", "int8"), ("int16", "int16")):
+        if pair in REQUANTIZE_PAIRS:
             return _requantize(op, g)
+        if "int32" in pair:
+            raise fail(op, f"{i.dtype} -> {o.dtype} quantization is not supported (TFLM has none)")
         if o.dtype == "int16":
             if i.dtype != "float32":
                 raise fail(op, f"{i.dtype} -> int16 quantization is not supported")
@@ -122,9 +151,8 @@ class QuantizeOp(Operator):
             return f"tc_lut_s8_s16({p}, {args});"
         if d.fields:
             p = ctx.params("tc_requantize_params_t", dict(d.fields))
-            return (
-                f"tc_requantize_s16_{'s8' if out(op, g).dtype == 'int8' else 's16'}({p}, {args});"
-            )
+            fn = f"tc_requantize_{SUFFIX[inp(op, g).dtype]}_{SUFFIX[out(op, g).dtype]}"
+            return f"{fn}({p}, {args});"
         i, o = inp(op, g), out(op, g)
         bits = struct.unpack("<I", struct.pack("<f", o.quant.s))[0]
         p = ctx.params(

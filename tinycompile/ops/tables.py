@@ -19,6 +19,7 @@ softmax_common.cc and the reference kernels they call).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 
@@ -172,11 +173,13 @@ def softmax_exp_table(in_scale: float, beta: float) -> np.ndarray:
     return t
 
 
-def softmax_rows(x: np.ndarray, exp_table: np.ndarray) -> np.ndarray:
-    """Python model of the device kernel (rows along the last axis), for tests and tools."""
+def softmax_rows(x: np.ndarray, exp_table: np.ndarray, out_bits: int = 8) -> np.ndarray:
+    """Python model of the device kernel (rows along the last axis), for tests and tools;
+    ``out_bits`` 16: the int16 output (scale 1/65536, zero point -32768)."""
     x = np.asarray(x, dtype=np.int8)
     flat = x.reshape(-1, x.shape[-1]).astype(np.int64)
-    y = np.empty(flat.shape, dtype=np.int8)
+    lo, hi = -(1 << (out_bits - 1)), (1 << (out_bits - 1)) - 1
+    y = np.empty(flat.shape, dtype=np.int8 if out_bits == 8 else np.int16)
     for r, row in enumerate(flat):
         mx = int(row.max())
         exps = [int(exp_table[mx - int(v)]) for v in row]
@@ -184,10 +187,10 @@ def softmax_rows(x: np.ndarray, exp_table: np.ndarray) -> np.ndarray:
         for e in exps:
             total = fp.wrap32(total + fp.rounding_divide_by_pot(e, 12))
         scale, bits_over_unit = fp.get_reciprocal(total, 12)
-        exponent = bits_over_unit + 31 - 8
+        exponent = bits_over_unit + 31 - out_bits
         for c, e in enumerate(exps):
-            v = fp.rounding_divide_by_pot(fp.srdhm(scale, e), exponent) - 128
-            y[r, c] = max(-128, min(127, v))
+            v = fp.rounding_divide_by_pot(fp.srdhm(scale, e), exponent) + lo
+            y[r, c] = max(lo, min(hi, v))
     return y.reshape(x.shape)
 
 
@@ -213,3 +216,104 @@ def sigmoid_interp_table() -> np.ndarray:
     t = np.round(v)
     t[-1] = 65535.0
     return np.minimum(t, 65535.0).astype(np.uint16)
+
+
+# ------------------------------------------------------------------ int16 (16x8) tables
+
+
+def _round_f32(x: np.float32) -> np.float32:
+    """TfLiteRound on a float: half away from zero, in float32."""
+    return np.float32(np.sign(x) * np.floor(np.abs(x) + np.float32(0.5)))
+
+
+def _expf(x: np.float32) -> np.float32:
+    """expf, correctly rounded (double exp rounded once to float32)."""
+    return np.float32(np.exp(np.float64(x)))
+
+
+def _one_over_one_plus_x(x: np.float32) -> np.float32:
+    return np.float32(np.float32(1.0) / np.float32(np.float32(1.0) + x))
+
+
+def lut_populate_int16(
+    in_scale: np.float32,
+    in_zp: int,
+    out_scale: np.float32,
+    out_zp: int,
+    f: Callable[[np.float32], np.float32],
+) -> np.ndarray:
+    """TFLM's ``LUTPopulate<int16_t>`` (common.h, float arithmetic): 512 samples of ``f`` over
+    the input range, each moved by half the linear interpolation's rounded midpoint error, and
+    a 513th for the end, as int16; ``lut_lookup16`` interpolates in it."""
+    f32 = np.float32
+    with np.errstate(all="ignore"):
+        in_min = f32(in_scale * f32(-32768 - in_zp))
+        in_max = f32(in_scale * f32(32767 - in_zp))
+        out_min = f32(out_scale * f32(-32768 - out_zp))
+        out_max = f32(out_scale * f32(32767 - out_zp))
+        step = f32(f32(in_max - in_min) / f32(512))
+        half = f32(step / f32(2))
+        inv = f32(f32(65536) / f32(out_max - out_min))
+        lut = np.empty(513, np.int16)
+        for i in range(512):
+            x = f32(in_min + f32(f32(i) * step))
+            val = f(x)
+            mid = f(f32(x + half))
+            nxt = f(f32(in_min + f32(f32(i + 1) * step)))
+            sample = _round_f32(f32(val * inv))
+            interp = _round_f32(f32(f32(f32(nxt * inv) + sample) / f32(2)))
+            bias = _round_f32(f32(f32(interp - _round_f32(f32(mid * inv))) / f32(2)))
+            lut[i] = int(min(max(float(sample - bias), -32768.0), 32767.0))
+        last = _round_f32(f32(f(in_max) * inv))
+        lut[512] = int(min(max(float(last), -32768.0), 32767.0))
+    return lut
+
+
+def lut_lookup16(value: int, lut: np.ndarray) -> int:
+    """TFLM's ``LUTLookup(int16_t, lut)``: 9-bit index, 7-bit linear interpolation."""
+    index = 256 + (value >> 7)
+    base = int(lut[index])
+    slope = int(lut[index + 1]) - base
+    return fp.wrap16(base + ((slope * (value & 0x7F) + 64) >> 7))
+
+
+@lru_cache(maxsize=1)
+def softmax_s16_luts() -> tuple[np.ndarray, np.ndarray]:
+    """The two tables of TFLM's int16 SOFTMAX (softmax_common.cc): exp(x) over [-10, 0] and
+    1 / (1 + x) over [0, 1], both output at scale 2 / 65535. They depend on no model value."""
+    f32 = np.float32
+    rng = f32(65535)
+    exp_lut = lut_populate_int16(f32(f32(10) / rng), 32767, f32(f32(2) / rng), 0, _expf)
+    recip_lut = lut_populate_int16(
+        f32(f32(1) / rng), -32768, f32(f32(2) / rng), 0, _one_over_one_plus_x
+    )
+    return exp_lut, recip_lut
+
+
+def softmax_s16_params(in_scale: float, beta: float) -> tuple[int, int]:
+    """(multiplier, shift) of TFLM's int16 SOFTMAX: the input difference rescaled so that
+    [-65535, 0] spans [-10, 0] (QuantizeMultiplier of scale * beta / (10 / 65535), in double)."""
+    return quantize_multiplier(float(in_scale) * float(beta) / (10.0 / 65535.0))
+
+
+def log2_rounded(x: float) -> tuple[int, bool]:
+    """TFLM's CheckedLog2 in float: (rounded log2, whether within 1e-3 of it)."""
+    f32 = np.float32
+    lg = f32(f32(np.log(np.float64(f32(x)))) * f32(f32(1.0) / f32(np.log(np.float64(2.0)))))
+    r = _round_f32(lg)
+    return int(r), bool(abs(float(f32(lg - r))) < 1e-3)
+
+
+def sigmoid16_params(in_scale: float, tanh: bool) -> tuple[int, int]:
+    """(input multiplier, right shift) of TFLM's int16 LOGISTIC / TANH (logistic_common.cc,
+    tanh.cc): a power-of-two scale 2^-12 (TANH: also 2^-11) becomes (3 << s, 0), any other the
+    multiplier scale * 3 * 4096 doubled into (16383.5, 32767] with the doublings as the shift."""
+    log2, pot = log2_rounded(in_scale)
+    left = 12 + log2
+    if pot and (left == 0 or (tanh and left == 1)):
+        return 3 << left, 0
+    m, shift = float(in_scale) * 4096.0 * 3.0, 0
+    while m <= 32767.0 / 2.0 and shift <= 30:
+        shift += 1
+        m *= 2.0
+    return int(m), shift

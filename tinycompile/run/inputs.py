@@ -27,15 +27,17 @@ class UserInputs:
 
 def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
     """Random inputs (IR batches of ``n`` samples): uniform int8 or int16 codes, or for float
-    inputs, values spanning the range of the quantization that follows them (so nothing is
-    clipped away)."""
+    and int32 inputs, values spanning the range of the quantization that follows them (so
+    nothing is clipped away; int32 without one: the int16 range)."""
     rng = np.random.default_rng(seed)
     cons = g.consumers()
     xs = []
     for tid in g.inputs:
         t = g.t(tid)
         shape = samples.batch_shape(t, n)
-        if t.dtype in RANGES:
+        if t.dtype == "int32":
+            xs.append(_int32_codes(g, tid, cons.get(tid, []), rng, shape))
+        elif t.dtype in RANGES:
             lo_q, hi_q = RANGES[t.dtype]
             xs.append(rng.integers(lo_q, hi_q + 1, size=shape, dtype=NP[t.dtype]))
         elif t.dtype == "float32":
@@ -50,6 +52,29 @@ def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
         else:
             raise CompileError(f"cannot make random inputs of type {t.dtype}")
     return xs
+
+
+def _int32_codes(
+    g: Graph, tid: int, readers: list[int], rng: np.random.Generator, shape: tuple[int, ...]
+) -> np.ndarray:
+    """Uniform int32 codes of input ``tid`` whose values span the output ranges of the
+    QUANTIZEs that read it (int32 -> int8/int16; the widest), a little beyond; else the int16
+    range."""
+    t, spans = g.t(tid), []
+    for i in readers:
+        o = g.t(g.ops[i].outputs[0])
+        if g.ops[i].kind == "QUANTIZE" and t.quant is not None and o.quant is not None:
+            if o.dtype in ("int8", "int16"):
+                r = o.quant.s / t.quant.s
+                a, b = RANGES[o.dtype]
+                spans.append((
+                    int(t.quant.zp + np.floor((a - o.quant.zp - 2) * r)),
+                    int(t.quant.zp + np.ceil((b - o.quant.zp + 2) * r)),
+                ))  # fmt: skip
+    lo = min((s[0] for s in spans), default=-32768)
+    hi = max((s[1] for s in spans), default=32767)
+    lo, hi = max(lo, -(2**31)), min(hi, 2**31 - 1)
+    return rng.integers(lo, hi + 1, size=shape, dtype=np.int64).astype(np.int32)
 
 
 def user_inputs(g: Graph, arrays: dict[str, np.ndarray] | list[np.ndarray]) -> UserInputs:

@@ -21,8 +21,19 @@ import numpy as np
 from ..errors import CompileError
 from ..ir import Graph, Port, Tensor
 
-RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
-NP = {"int8": np.int8, "uint8": np.uint8, "int16": np.int16, "float32": np.float32}
+RANGES = {
+    "int8": (-128, 127),
+    "uint8": (0, 255),
+    "int16": (-32768, 32767),
+    "int32": (-(2**31), 2**31 - 1),  # a quantized int32 input (QUANTIZE int32 -> int8/int16)
+}
+NP = {
+    "int8": np.int8,
+    "uint8": np.uint8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "float32": np.float32,
+}
 
 
 # ---------------------------------------------------------------------------- the IR batch
