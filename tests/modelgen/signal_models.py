@@ -8,8 +8,10 @@ tflite_micro wheel does not ship, so the graph is written directly (``tflite_wri
 same CUSTOM operators, flexbuffer options, tensor types and constants (Hann window, filter bank
 tables, PCAN gain table: read from TFLM's own audio_preprocessor_int8.tflite, kept in
 tests/models/signal/) from 480 int16 samples (30 ms at 16 kHz) to 40 int16 log-mel features.
-TFLM's model goes on with CAST / STRIDED_SLICE / CONCATENATION to zero the energies outside
-[start, end) (our ENERGY kernel writes those zeros itself) and int32 arithmetic to int8 features.
+TFLM's model computes the energies of bins 5..240 only (then zeroes the others with CAST /
+STRIDED_SLICE / CONCATENATION); this one computes all 257 (the filter bank reads only 5..240:
+the features are the same) so that every value of every layer can be compared with TFLM's. It
+ends at the int16 features: TFLM's int32 tail to int8 (CAST, DIV) is not compiled.
 """
 
 from __future__ import annotations
@@ -90,9 +92,9 @@ def frontend(
         Node("RESHAPE", [2, 3], [4]),
         Node("CUSTOM:SignalFftAutoScale", [4], [5, 6], custom_options=_opts()),
         Node("CUSTOM:SignalRfft", [5], [7], custom_options=_opts(T=7, fft_length=512)),
-        Node(
-            "CUSTOM:SignalEnergy", [7], [8], custom_options=_opts(end_index=241, start_index=5)
-        ),
+        # every bin: TFLM leaves bins outside [start, end) unwritten (its arena's leftovers,
+        # which a comparison cannot match); the filter bank reads only bins 5..240 anyway
+        Node("CUSTOM:SignalEnergy", [7], [8], custom_options=_opts(end_index=257, start_index=0)),
         Node("CUSTOM:SignalFilterBank", [8, 9, 10, 11, 12, 13], [14],
              custom_options=_opts(num_channels=40)),  # fmt: skip
         Node("CUSTOM:SignalFilterBankSquareRoot", [14, 6], [15], custom_options=_opts()),
