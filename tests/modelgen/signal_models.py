@@ -95,8 +95,12 @@ def frontend(
         # every bin: TFLM leaves bins outside [start, end) unwritten (its arena's leftovers,
         # which a comparison cannot match); the filter bank reads only bins 5..240 anyway
         Node("CUSTOM:SignalEnergy", [7], [8], custom_options=_opts(end_index=257, start_index=0)),
-        Node("CUSTOM:SignalFilterBank", [8, 9, 10, 11, 12, 13], [14],
-             custom_options=_opts(num_channels=40)),  # fmt: skip
+        Node(
+            "CUSTOM:SignalFilterBank",
+            [8, 9, 10, 11, 12, 13],
+            [14],
+            custom_options=_opts(num_channels=40),
+        ),  # fmt: skip
         Node("CUSTOM:SignalFilterBankSquareRoot", [14, 6], [15], custom_options=_opts()),
         Node(
             "CUSTOM:SignalFilterBankSpectralSubtraction",
