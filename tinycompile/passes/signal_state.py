@@ -15,8 +15,6 @@ from ..ops.signal_filterbank import SPECTRAL_SUBTRACTION
 
 def add_signal_state(g: Graph) -> Graph:
     """A copy of ``g`` where every spectral subtraction reads (and updates) its own state."""
-    if not any(op.kind == SPECTRAL_SUBTRACTION and len(op.inputs) == 1 for op in g.ops):
-        return g
     tensors = list(g.tensors)
     ops = []
     for op in g.ops:
