@@ -12,22 +12,31 @@ separately, each compared with TFLM.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import wave
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import MODELS
+from conftest import MODELS, ROOT
 
 from tinycompile import api
+from tinycompile.build.firmware import build_firmware
+from tinycompile.build.host import build_host
+from tinycompile.codegen import render_model
 from tinycompile.errors import CompileError
 from tinycompile.frontend import load_model
 from tinycompile.ir import Graph, Op, Tensor
 from tinycompile.ops import load_all
+from tinycompile.paths import FIRMWARE_DIR
+from tinycompile.run.emulator import run_emulator
+from tinycompile.run.reference import run_tflm
 
 FRONTEND = MODELS / "ops" / "signal_frontend.tflite"
 SIGNAL = MODELS / "signal"
 SPEECH = SIGNAL / "micro_speech_quantized.tflite"
+GLUE = ROOT / "tests" / "fixtures" / "signal"
 RATE, WINDOW, STRIDE, FRAMES = 16000, 480, 320, 49
 LABELS = ("silence", "unknown", "yes", "no")
 
@@ -104,6 +113,55 @@ def test_pipeline_in_qemu(board: str) -> None:
     r = api.compare(SPEECH, board=board, inputs=[x], layers=True)
     assert r.ok, str(r)
     assert LABELS[int(np.argmax(r.result.outputs[0]))] == "yes"
+
+
+def _pipeline_project(tmp: Path, board: str) -> Path:
+    """One program: the front end (prefix fe) and TFLM's speech model (prefix kws), generated
+    for ``board``, with the glue of tests/fixtures/signal (TFLM's micro_speech chaining) as the
+    runner's model."""
+    proj = tmp / "pipeline"
+    for model, prefix in ((FRONTEND, "fe"), (SPEECH, "kws")):
+        for rel, text in render_model(api.plan(model, board=board), prefix).items():
+            (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+            (proj / rel).write_text(text, encoding="ascii")
+    for f in ("tc_model.h", "tc_model.c"):
+        shutil.copy(GLUE / f, proj / "model" / f)
+    shutil.copytree(FIRMWARE_DIR, proj / "runtime")
+    return proj
+
+
+def _tflm_pipeline(audio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """TFLM's interpreter on both models: the int8 feature rows and the speech model's scores."""
+    rows = to_int8(run_tflm(FRONTEND, [frames(audio)]).outputs[0].reshape(FRAMES, 40))
+    scores = run_tflm(SPEECH, [rows.reshape(1, FRAMES * 40)]).outputs[0].reshape(4)
+    return rows, scores
+
+
+@pytest.mark.parametrize("board", ["host", "stm32f746", "samd21"])
+def test_one_firmware_audio_to_label(board: str, tmp_path: Path) -> None:
+    """The whole pipeline in one program (host, and QEMU on the Cortex-M7 and M0+ builds):
+    49 frames of recorded speech in, every frame's int8 features and the final scores out,
+    equal to TFLM's interpreter running both models; the label is the word spoken."""
+    proj = _pipeline_project(tmp_path, board)
+    for clip in ("yes", "no"):
+        audio = AUDIO[clip]()
+        x = frames(audio)
+        data = np.uint32(FRAMES).tobytes() + x.astype("<i2").tobytes()
+        if board == "host":
+            exe = build_host(proj)
+            (proj / "tc_in.bin").write_bytes(data)
+            r = subprocess.run([str(exe)], cwd=proj, capture_output=True, timeout=120)
+            assert r.returncode == 0, r.stderr
+            out = (proj / "tc_out.bin").read_bytes()
+        else:
+            fw = build_firmware(proj, board, variant="emulator", profile=False)
+            (tmp_path / "tc_in.bin").write_bytes(data)
+            out = run_emulator(fw, tmp_path, timeout_s=300).output
+        y = np.frombuffer(out, np.int8).reshape(FRAMES, 44)
+        rows, scores = _tflm_pipeline(audio)
+        assert np.array_equal(y[:, :40], rows)
+        assert np.array_equal(y[-1, 40:], scores) and (y[:-1, 40:] == -128).all()
+        assert LABELS[int(np.argmax(y[-1, 40:]))] == clip
 
 
 def _rfft_graph(length: int, dtype_code: int = 7) -> Graph:
