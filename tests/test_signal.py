@@ -115,6 +115,15 @@ def test_pipeline_in_qemu(board: str) -> None:
     assert LABELS[int(np.argmax(r.result.outputs[0]))] == "yes"
 
 
+@pytest.mark.parametrize("board", ["stm32f746", "samd21"])
+@pytest.mark.parametrize("model", ["signal_rfft256", "signal_frontend_clamp"])
+def test_op_models_in_qemu(model: str, board: str) -> None:
+    """The RFFT's radix-2 stage and batched frames, and the clamped spectral subtraction, in
+    QEMU: 20 random inputs, every layer equal to TFLM."""
+    r = api.compare(MODELS / "ops" / f"{model}.tflite", board=board, n=20, layers=True)
+    assert r.ok and r.layers, str(r)
+
+
 def _pipeline_project(tmp: Path, board: str) -> Path:
     """One program: the front end (prefix fe) and TFLM's speech model (prefix kws), generated
     for ``board``, with the glue of tests/fixtures/signal (TFLM's micro_speech chaining) as the

@@ -129,8 +129,35 @@ def frontend(
     return write(ts, nodes, [0], [20])
 
 
+def window_rfft(
+    frames: int, frame: int, fft_length: int, shift: int = 12, gain: float = 1.0
+) -> bytes:
+    """A batch of frames windowed (a raised-cosine window times ``gain``, ``shift`` bits: a gain
+    above 1 saturates loud samples) then transformed by the int16 RFFT: the FFT's radix-4 and
+    radix-2 stages, batching and zero padding."""
+    k = np.arange(frame)
+    w = (0.54 - 0.46 * np.cos(2 * np.pi * k / max(frame - 1, 1))) * gain * (1 << shift)
+    w = np.clip(np.round(w), -32768, 32767)
+    ts = [
+        T("frames", (frames, frame), "int16"),
+        T("window", (frame,), "int16", data=w.astype(np.int16)),
+        T("windowed", (frames, frame), "int16"),
+        T("spectrum", (frames, fft_length + 2), "int16"),
+    ]
+    nodes = [
+        Node("CUSTOM:SignalWindow", [0, 1], [2], custom_options=_opts(shift=shift)),
+        Node("CUSTOM:SignalRfft", [2], [3], custom_options=_opts(T=7, fft_length=fft_length)),
+    ]
+    return write(ts, nodes, [0], [3])
+
+
 def build() -> dict[str, bytes]:
     return {
+        # complex FFTs of 128 (4, 4, 4, 2), 8 (4, 2), 4 (4) and 2 (2); batches of frames
+        "signal_rfft256": window_rfft(2, 200, 256, shift=14),
+        "signal_rfft16": window_rfft(3, 16, 16, gain=1.8),
+        "signal_rfft8": window_rfft(1, 6, 8, shift=14),
+        "signal_rfft4": window_rfft(2, 4, 4),
         "signal_frontend": frontend(),
         # clamped noise estimate, faster smoothing, other PCAN and log scalings
         "signal_frontend_clamp": frontend(
