@@ -28,7 +28,7 @@ from tinycompile.codegen import render_model
 from tinycompile.errors import CompileError
 from tinycompile.frontend import load_model
 from tinycompile.ir import Graph, Op, Tensor
-from tinycompile.ops import load_all
+from tinycompile.ops import decode, load_all, prepare_ops
 from tinycompile.paths import FIRMWARE_DIR
 from tinycompile.run.emulator import run_emulator
 from tinycompile.run.reference import run_tflm
@@ -214,3 +214,62 @@ def test_options_are_read_from_the_flexbuffer() -> None:
 
 def test_paths_exist() -> None:
     assert all(Path(p).exists() for p in (FRONTEND, SPEECH))
+
+
+def _window_graph(options: dict) -> Graph:
+    ts = [
+        Tensor(0, "x", (1, 480), "int16"),
+        Tensor(1, "w", (480,), "int16", data=np.ones(480, np.int16)),
+        Tensor(2, "y", (1, 480), "int16"),
+    ]
+    return Graph("w", ts, [Op(0, "CUSTOM(SignalWindow)", [0, 1], [2], options=options)], [0], [2])
+
+
+def _fb_graph(const_weights: bool) -> Graph:
+    k = np.array([0, 1, 2], np.int16)
+    ts = [
+        Tensor(0, "e", (8,), "uint32"),
+        Tensor(1, "w", (4,), "int16", data=np.ones(4, np.int16) if const_weights else None),
+        Tensor(2, "u", (4,), "int16", data=np.ones(4, np.int16)),
+        Tensor(3, "f", (3,), "int16", data=k),
+        Tensor(4, "s", (3,), "int16", data=k),
+        Tensor(5, "n", (3,), "int16", data=np.array([1, 1, 9], np.int16)),
+        Tensor(6, "o", (2,), "uint64"),
+    ]
+    op = Op(0, "CUSTOM(SignalFilterBank)", [0, 1, 2, 3, 4, 5], [6], options={"num_channels": 2})
+    return Graph("fb", ts, [op], [0, 1] if not const_weights else [0], [6])
+
+
+def test_filter_bank_refuses_bands_outside_its_tables() -> None:
+    """(uint32 / uint64 graph inputs and outputs are refused first: the op is prepared alone.)"""
+    g = _fb_graph(True)
+    decode(g)
+    _, found = prepare_ops(g)
+    assert "channel band 2 reaches outside the energies or the weights" in str(found[0])
+    g = _fb_graph(False)
+    decode(g)
+    _, found = prepare_ops(g)
+    assert "(weights or band tables) must be a constant" in str(found[0])
+
+
+@pytest.mark.parametrize(
+    ("g", "msg"),
+    [
+        (_window_graph({"shift": 40}), "shift 40 is outside [0, 31]"),
+        (_window_graph({}), "custom option 'shift' is missing"),
+    ],
+    ids=["shift", "missing"],
+)
+def test_signal_refusals(g: Graph, msg: str) -> None:
+    found = api.check(g)
+    assert found and msg in str(found[0]), [str(e) for e in found]
+
+
+def test_malformed_custom_options_are_refused(tmp_path: Path) -> None:
+    from tests.modelgen.tflite_writer import Node, T, write
+
+    ts = [T("x", (4,), "int16"), T("y", (4,), "int16"), T("s", (), "int32")]
+    node = Node("CUSTOM:SignalFftAutoScale", [0], [1, 2], custom_options=b"\x07\xff\xff")
+    (tmp_path / "bad.tflite").write_bytes(write(ts, [node], [0], [1]))
+    with pytest.raises(CompileError, match="malformed custom options"):
+        load_model(tmp_path / "bad.tflite")
