@@ -35,6 +35,7 @@ typedef struct {
     int32_t output_length;       /* complex bins written per frame (last axis / 2) */
     int32_t n_stages;            /* radix stages of the fft_length / 2 complex FFT */
     const int16_t *stages;       /* per stage: radix (2 or 4), then its sub-FFT length */
+    const int16_t *perm;         /* fft_length / 2: the input point each output slot starts as */
     const int16_t *twiddles;     /* fft_length / 2 complex (re, im) */
     const int16_t *super_twiddles; /* fft_length / 4 complex (re, im) */
 } tc_signal_rfft_params_t;

@@ -3,7 +3,7 @@
  * with signal/src/{window,fft_auto_scale,max_abs,msb_32,rfft_int16,energy}.cc; the RFFT is
  * kiss_fft's int16 fixed-point algorithm (v130, FIXED_POINT 16, as TFLM builds it) written
  * anew: a complex FFT of fft_length / 2 by decimation in time over radix-4 then radix-2
- * stages, each stage dividing its inputs by its radix (rounded Q15 multiply by 32767 / radix),
+ * stages (iterative: kiss_fft's recursion unrolled), each stage dividing its inputs by its radix (rounded Q15 multiply by 32767 / radix),
  * Q15 rounded complex products with the twiddles, int16 wrap-around on every stored value; then
  * the real-FFT split with the super twiddles. The compiler computes every twiddle as kiss_fft
  * does (floor(0.5 + 32767 * cos/sin(phase)) in double precision), so no libm here.
@@ -155,24 +155,28 @@ static void tc_radix4(tc_cpx16 *f, size_t stride, const int16_t *tw, size_t m)
     }
 }
 
-/* Decimation in time: out (radix * m values) is the DFT of in[0], in[stride], ...; each of the
- * radix sub-DFTs (every radix-th input) first, then their recombination. */
-static void tc_fft_stage(tc_cpx16 *out, const tc_cpx16 *in, size_t stride, const int16_t *stages,
-                         const int16_t *tw)
+/* Decimation in time, kiss_fft's recursion unrolled (no recursion: the stack stays bounded):
+ * the inputs in mixed-radix digit-reversed order (``perm``, computed by the compiler), then the
+ * stages from the innermost out; at stage l, n / (radix * m) blocks of radix sub-DFTs of length
+ * m each are recombined with twiddle stride n / (radix * m), as kiss_fft's kf_work does. */
+static void tc_fft(const tc_signal_rfft_params_t *p, const tc_cpx16 *in, tc_cpx16 *out)
 {
-    const size_t radix = (size_t)stages[0];
-    const size_t m = (size_t)stages[1];
-    for (size_t k = 0; k < radix; k++) {
-        if (m == 1) {
-            out[k] = in[k * stride];
-        } else {
-            tc_fft_stage(out + k * m, in + k * stride, stride * radix, stages + 2, tw);
-        }
+    const size_t n = (size_t)(p->fft_length / 2);
+    for (size_t j = 0; j < n; j++) {
+        out[j] = in[p->perm[j]];
     }
-    if (radix == 4) {
-        tc_radix4(out, stride, tw, m);
-    } else {
-        tc_radix2(out, stride, tw, m);
+    for (int32_t l = p->n_stages - 1; l >= 0; l--) {
+        const size_t radix = (size_t)p->stages[2 * l];
+        const size_t m = (size_t)p->stages[2 * l + 1];
+        const size_t blocks = n / (radix * m);
+        for (size_t b = 0; b < blocks; b++) {
+            tc_cpx16 *f = out + b * radix * m;
+            if (radix == 4) {
+                tc_radix4(f, blocks, p->twiddles, m);
+            } else {
+                tc_radix2(f, blocks, p->twiddles, m);
+            }
+        }
     }
 }
 
@@ -180,7 +184,7 @@ static void tc_rfft_frame(const tc_signal_rfft_params_t *p, const int16_t *frame
                           int16_t *out)
 {
     const int32_t n = p->fft_length / 2; /* complex FFT length */
-    tc_fft_stage(tmp, (const tc_cpx16 *)(const void *)frame, 1, p->stages, p->twiddles);
+    tc_fft(p, (const tc_cpx16 *)(const void *)frame, tmp);
     tc_cpx16 dc = tc_cdiv(tmp[0], 32767 / 2);
     out[0] = (int16_t)(dc.r + dc.i);
     out[1] = 0;

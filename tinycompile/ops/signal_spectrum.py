@@ -123,6 +123,20 @@ def kiss_factors(n: int) -> list[int]:
             return out
 
 
+def kiss_perm(stages: list[int], n: int) -> np.ndarray:
+    """The input point each output slot of kiss_fft's recursion starts from (mixed-radix digit
+    reversal of the stages ``stages``: (radix, sub-length) pairs)."""
+    perm = np.zeros(n, np.int64)
+    for j in range(n):
+        rem, idx, stride = j, 0, 1
+        for radix, m in zip(stages[::2], stages[1::2], strict=True):
+            idx += (rem // m) * stride
+            rem %= m
+            stride *= radix
+        perm[j] = idx
+    return perm
+
+
 def _fixed(phase: float) -> tuple[int, int]:
     """kiss_fft's kf_cexp in FIXED_POINT 16: floor(0.5 + 32767 cos), likewise sin."""
     return math.floor(0.5 + 32767 * math.cos(phase)), math.floor(0.5 + 32767 * math.sin(phase))
@@ -156,8 +170,8 @@ class RfftOp(SignalOp):
             raise fail(op, "only the int16 RFFT is supported (not int32 or float32)")
         check_types(op, g, ("int16",), ("int16",))
         i, o = g.t(op.inputs[0]), g.t(op.outputs[0])
-        if n < 4 or n & (n - 1):
-            raise fail(op, f"fft_length {n} is not a power of 2 (>= 4)")
+        if n < 4 or n & (n - 1) or n > 1 << 16:
+            raise fail(op, f"fft_length {n} is not a power of 2 in [4, 65536]")
         if not i.shape or len(i.shape) != len(o.shape):
             raise fail(op, "input and output must have the same rank")
         frame, bins = i.shape[-1], o.shape[-1] // 2
@@ -181,6 +195,9 @@ class RfftOp(SignalOp):
         fields = {
             **f,
             "stages": ctx.array("rfft_stages", "int16_t", np.array(d.stages)),
+            "perm": ctx.array(
+                "rfft_perm", "int16_t", kiss_perm(list(d.stages), f["fft_length"] // 2)
+            ),
             "twiddles": ctx.array("rfft_twiddles", "int16_t", tw),
             "super_twiddles": ctx.array("rfft_super_twiddles", "int16_t", sup),
         }
