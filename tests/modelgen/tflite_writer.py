@@ -17,6 +17,8 @@ TYPES = {
     "int32": tflite.TensorType.INT32,
     "int64": tflite.TensorType.INT64,
     "float32": tflite.TensorType.FLOAT32,
+    "uint32": tflite.TensorType.UINT32,
+    "uint64": tflite.TensorType.UINT64,
 }
 
 
@@ -45,6 +47,7 @@ class Node:
     outputs: list[int]
     options: str = "NONE"
     write_options: Callable[[flatbuffers.Builder], int] | None = None
+    custom_options: bytes | None = None  # a custom op's flexbuffer (``flexbuffers.Dumps``)
 
 
 def _ivec(b: flatbuffers.Builder, start: Callable, values: list[int]) -> int:
@@ -131,6 +134,7 @@ def write(tensors: list[T], nodes: list[Node], inputs: list[int], outputs: list[
     op_offsets = []
     for n in nodes:
         opts = n.write_options(b) if n.write_options is not None else None
+        custom_opts = b.CreateByteVector(n.custom_options) if n.custom_options else None
         ins = _ivec(b, tflite.OperatorStartInputsVector, n.inputs)
         outs = _ivec(b, tflite.OperatorStartOutputsVector, n.outputs)
         tflite.OperatorStart(b)
@@ -140,6 +144,8 @@ def write(tensors: list[T], nodes: list[Node], inputs: list[int], outputs: list[
         if opts is not None:
             tflite.OperatorAddBuiltinOptionsType(b, getattr(tflite.BuiltinOptions, n.options))
             tflite.OperatorAddBuiltinOptions(b, opts)
+        if custom_opts is not None:
+            tflite.OperatorAddCustomOptions(b, custom_opts)
         op_offsets.append(tflite.OperatorEnd(b))
     tv = _tables(b, tflite.SubGraphStartTensorsVector, t_offsets)
     iv = _ivec(b, tflite.SubGraphStartInputsVector, inputs)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import tflite
+from flatbuffers import flexbuffers
 
 from ..errors import CompileError
 from ..ir import Graph, Op, Quant, Tensor
@@ -28,6 +29,8 @@ _TYPES = {
     tflite.TensorType.UINT8: "uint8",
     tflite.TensorType.INT16: "int16",
     tflite.TensorType.INT64: "int64",
+    tflite.TensorType.UINT32: "uint32",  # TFLM's signal library (audio front ends)
+    tflite.TensorType.UINT64: "uint64",
 }
 _TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 _OP_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
@@ -74,6 +77,21 @@ def _raw_options(op: Any) -> dict[str, Any]:
             v = getattr(o, acc)()
             raw[key] = v if isinstance(v, int | float | bool) else None
     return raw
+
+
+def _custom_options(op: Any, index: int, kind: str) -> dict[str, Any]:
+    """A custom operator's options: the flexbuffer map TFLM's custom kernels read (the signal
+    library's ``FlexbufferWrapper``), as a plain dict (ints, floats, bools, lists)."""
+    raw = op.CustomOptionsAsNumpy().tobytes()
+    try:
+        value = flexbuffers.Loads(raw)
+    except Exception as e:  # a corrupt flexbuffer raises anything
+        raise CompileError(
+            f"malformed custom options ({type(e).__name__})", op_index=index, op_kind=kind
+        ) from None
+    if not isinstance(value, dict):
+        raise CompileError("custom options are not a flexbuffer map", op_index=index, op_kind=kind)
+    return {str(k): v for k, v in value.items()}
 
 
 def _plain(text: str) -> str:
@@ -154,6 +172,8 @@ def _read(data: bytes, source: str) -> Graph:
         if not outs or -1 in outs:
             raise CompileError("operator has no output", op_index=i, op_kind=kind)
         options = _raw_options(top)
+        if kind.startswith("CUSTOM(") and top.CustomOptionsLength():
+            options = _custom_options(top, i, kind)
         ops.append(Op(index=i, kind=kind, inputs=ins, outputs=outs, options=options))
 
     inputs = [int(x) for x in sg.InputsAsNumpy()] if sg.InputsLength() else []

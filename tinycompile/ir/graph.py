@@ -11,7 +11,16 @@ from typing import Any
 
 import numpy as np
 
-DTYPE_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4}
+DTYPE_BYTES = {
+    "int8": 1,
+    "uint8": 1,
+    "int16": 2,
+    "int32": 4,
+    "int64": 8,
+    "float32": 4,
+    "uint32": 4,  # TFLM's signal library (energies, filter bank channels)
+    "uint64": 8,
+}
 CTYPES = {
     "int8": "int8_t",
     "uint8": "uint8_t",
@@ -19,6 +28,8 @@ CTYPES = {
     "int32": "int32_t",
     "int64": "int64_t",
     "float32": "float",
+    "uint32": "uint32_t",
+    "uint64": "uint64_t",
 }
 
 
@@ -57,6 +68,7 @@ class Tensor:
     quant: Quant | None = None
     data: np.ndarray | None = None
     variable: bool = False
+    hidden: bool = False  # made by a pass (an op's internal state): the model file has no twin
 
     @property
     def is_const(self) -> bool:

@@ -10,7 +10,9 @@ graph to a new graph (the given graph is never modified; unchanged tensors and o
 - ``fold_constants`` (``fold``): alias ops (reshape, squeeze) of constants become constants;
 - ``fold_pads`` (``pad_fold``): a zero-point PAD in front of a convolution becomes its padding;
 - ``dw_one_channel_to_conv`` (``dw_one_channel``): a DEPTHWISE_CONV_2D over one input channel
-  becomes the CONV_2D it is (out_c = depth multiplier filters of depth 1).
+  becomes the CONV_2D it is (out_c = depth multiplier filters of depth 1);
+- ``add_signal_state`` (``signal_state``): TFLM's spectral subtraction (signal library) gets
+  its noise estimate as a variable tensor (state kept across inferences).
 
 One pass runs only when asked: ``int8_io`` (``--int8-io``, ``api.plan(int8_io=True)``) drops a
 float interface's QUANTIZE / DEQUANTIZE (and an input TRANSPOSE after the QUANTIZE), the graph's
@@ -30,6 +32,7 @@ from .decode import decode_options
 from .dw_one_channel import dw_one_channel_to_conv
 from .fold import fold_constants
 from .pad_fold import fold_pads
+from .signal_state import add_signal_state
 from .transpose_alias import transposes_to_reshapes
 
 Pass = Callable[[Graph], Graph]
@@ -39,6 +42,7 @@ PASSES: tuple[Pass, ...] = (
     fold_constants,
     fold_pads,
     dw_one_channel_to_conv,
+    add_signal_state,
 )
 
 
@@ -52,6 +56,7 @@ def run_passes(g: Graph, passes: tuple[Pass, ...] = PASSES) -> Graph:
 __all__ = [
     "PASSES",
     "Pass",
+    "add_signal_state",
     "decode_options",
     "dw_one_channel_to_conv",
     "fold_constants",

@@ -61,7 +61,8 @@ def is_onnx_model(model: str | Path) -> bool:
 def compared_tensors(p: Plan) -> list[int]:
     """The tensors a layer comparison checks besides the outputs: every layer's output in
     execution order, then every variable tensor (the state after each sample)."""
-    return [p.lowering.ops[i].op.outputs[0] for i in p.order] + sorted(p.state)
+    layers = [p.lowering.ops[i].op.outputs[0] for i in p.order]
+    return layers + sorted(t for t in p.state if not p.graph.t(t).hidden)
 
 
 def tensor_map(g: Graph, model: str | Path, tids: Sequence[int] = ()) -> TensorMap:
