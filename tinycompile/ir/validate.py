@@ -72,6 +72,8 @@ def problems(
             continue
         if t.dtype == "int32" and tid in g.outputs and tid not in g.inputs:
             continue  # indices (ARG_MAX / ARG_MIN): the usual tail of a classifier
+        if t.dtype == "int32" and _only_output_shape(g, tid):
+            continue  # TRANSPOSE_CONV's output_shape fed at run time, never read (as TFLM)
         out.append(
             CompileError(
                 f"graph input/output tensor {tid} is {t.dtype}; only int8, int16 and float32"
@@ -79,6 +81,18 @@ def problems(
             )
         )
     return out
+
+
+def _only_output_shape(g: Graph, tid: int) -> bool:
+    """Whether graph input ``tid`` is read only as TRANSPOSE_CONV's output_shape (input 0),
+    which TFLM never reads (the output tensor's static shape is used), as in TFLM's int16
+    integration-test models."""
+    if tid not in g.inputs or tid in g.outputs:
+        return False
+    readers = [op for op in g.ops if tid in op.inputs]
+    return bool(readers) and all(
+        op.kind == "TRANSPOSE_CONV" and tid not in op.inputs[1:] for op in readers
+    )
 
 
 def _op_problems(
