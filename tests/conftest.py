@@ -29,11 +29,6 @@ INT16_REFUSED = {
     "logistic16": "LOGISTIC",
     "tanh16": "TANH",
     "softmax16": "SOFTMAX",
-    "mean16_gap": "MEAN",
-    "concat16": "CONCATENATION",
-    "pad16": "PAD",
-    "transpose16": "TRANSPOSE",
-    "strided_slice16": "STRIDED_SLICE",
 }
 REFUSED |= set(INT16_REFUSED)
 TFLM_CRASHES = {"dwconv_nobias"}
