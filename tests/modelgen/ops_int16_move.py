@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .common import MODELS_DIR, random_rep, save, to_16x8_tflite
+from .ops_int16 import uniform_rep
 
 OUT = MODELS_DIR / "ops"
 REAL = MODELS_DIR / "real"
@@ -84,18 +85,10 @@ def build() -> list[str]:
 
     # 3. MEAN: uniform representative data, as the tests' inputs (normal data would give an
     # output range that uniform inputs' means overflow)
-    def uniform(shape):
-        def gen():
-            r = np.random.default_rng(7)
-            for _ in range(48):
-                yield [r.uniform(-1, 1, size=(1, *shape)).astype(np.float32)]
-
-        return gen
-
     mean = tf.reduce_mean
     emit("mean16_hw_keep", [(5, 6, 8)], lambda x: mean(x, axis=[1, 2], keepdims=True),
-         rep=uniform((5, 6, 8)))  # fmt: skip
-    emit("mean16_c", [(4, 5, 9)], lambda x: mean(x, axis=[3]), rep=uniform((4, 5, 9)))
+         rep=uniform_rep((5, 6, 8)))  # fmt: skip
+    emit("mean16_c", [(4, 5, 9)], lambda x: mean(x, axis=[3]), rep=uniform_rep((4, 5, 9)))
     # 4. TRANSPOSE_CONV
     emit("tconv16_s2_same", [(4, 5, 6)], lambda x: tconv(x, 5, (3, 3), 2))
     emit("tconv16_1d_valid_nobias", [(1, 9, 4)], lambda x: tconv(x, 3, (1, 4), 2, "VALID", False))
