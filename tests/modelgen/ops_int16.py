@@ -25,13 +25,13 @@ def _w(rng: np.random.Generator, *shape: int, fan_in: int) -> np.ndarray:
     return (rng.normal(0, 1.0 / np.sqrt(fan_in), size=shape)).astype(np.float32)
 
 
-def uniform_rep(shape: tuple[int, ...]) -> Callable:
-    """Representative data uniform in [-1, 1] (48 samples)."""
+def uniform_rep(*shapes: tuple[int, ...]) -> Callable:
+    """Representative data uniform in [-1, 1] (48 samples), one array per input shape."""
 
     def gen():
         rng = np.random.default_rng(7)
         for _ in range(48):
-            yield [rng.uniform(-1, 1, size=(1, *shape)).astype(np.float32)]
+            yield [rng.uniform(-1, 1, size=(1, *s)).astype(np.float32) for s in shapes]
 
     return gen
 

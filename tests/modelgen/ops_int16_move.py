@@ -49,13 +49,14 @@ def build() -> list[str]:
 
     def tconv(x, oc: int, k, stride, padding="SAME", bias=True):
         kh, kw = k
+        sh, sw = (stride, stride) if isinstance(stride, int) else stride
         n, h, w_, ic = (int(d) for d in x.shape)
-        w = tf.constant(_w(rng, kh, kw, oc, ic, fan_in=kh * kw * ic // (stride * stride)))
+        w = tf.constant(_w(rng, kh, kw, oc, ic, fan_in=kh * kw * ic // (sh * sw)))
         if padding == "SAME":
-            oh, ow = h * stride, w_ * stride
+            oh, ow = h * sh, w_ * sw
         else:
-            oh, ow = (h - 1) * stride + kh, (w_ - 1) * stride + kw
-        y = tf.nn.conv2d_transpose(x, w, (n, oh, ow, oc), stride, padding)
+            oh, ow = (h - 1) * sh + kh, (w_ - 1) * sw + kw
+        y = tf.nn.conv2d_transpose(x, w, (n, oh, ow, oc), (sh, sw), padding)
         if bias:
             y = y + tf.constant(rng.normal(0, 0.2, size=oc).astype(np.float32))
         return y
@@ -91,27 +92,39 @@ def build() -> list[str]:
     emit("mean16_c", [(4, 5, 9)], lambda x: mean(x, axis=[3]), rep=uniform_rep((4, 5, 9)))
     # 4. TRANSPOSE_CONV
     emit("tconv16_s2_same", [(4, 5, 6)], lambda x: tconv(x, 5, (3, 3), 2))
-    emit("tconv16_1d_valid_nobias", [(1, 9, 4)], lambda x: tconv(x, 3, (1, 4), 2, "VALID", False))
+    emit(
+        "tconv16_1d_valid_nobias",
+        [(1, 9, 4)],
+        lambda x: tconv(x, 3, (1, 4), (1, 2), "VALID", False),
+    )
 
     # 5. the 16x8 audio CNN: a 1-D signal [1, 1, 1024, 1], long 1-D convolutions, LEAKY_RELU,
     # causal PAD, a residual unit (ADD), a strided down-sampling convolution, STRIDED_SLICE,
     # TRANSPOSE_CONV up-sampling; float32 interface
-    def audio(x):
-        y = leaky(conv(x, 8, (1, 7)))
+    def audio(x):  # 4 channels at the full rate, 8 at half: fits the SAMD21's 32 KB SRAM
+        y = leaky(conv(x, 4, (1, 7)))
         r = y
         y = tf.pad(y, [[0, 0], [0, 0], [12, 0], [0, 0]])  # causal, dilated k=7
-        y = leaky(conv(y, 8, (1, 7), padding="VALID", dil=2))
-        y = conv(y, 8, (1, 1))
+        y = leaky(conv(y, 4, (1, 7), padding="VALID", dil=2))
+        y = conv(y, 4, (1, 1))
         y = leaky(r + y)
         y = tf.pad(y, [[0, 0], [0, 0], [2, 1], [0, 0]])
-        y = leaky(conv(y, 16, (1, 4), stride=(1, 2), padding="VALID"))  # 1024 -> 512
-        y = leaky(conv(y, 16, (1, 11)))
+        y = leaky(conv(y, 8, (1, 4), stride=(1, 2), padding="VALID"))  # 1024 -> 512
+        y = leaky(conv(y, 8, (1, 11)))
         y = y[:, :, 4:-4, :]  # trim the edges: 504
-        y = leaky(tconv(y, 8, (1, 4), 2))  # 1008
+        y = leaky(tconv(y, 4, (1, 4), (1, 2)))  # 1008
         y = tf.pad(y, [[0, 0], [0, 0], [8, 8], [0, 0]])  # 1024
         return conv(y, 1, (1, 15))
 
     emit("audio16", [(1, 1024, 1)], audio, float_io=True, folder=REAL)
+    # 6. BATCH_MATMUL (both operands activations: TFLM's int16 path takes int16 x int16);
+    # uniform representative data, as the tests' inputs
+    mm = tf.linalg.matmul
+    bmm_shapes = [(3, 4, 6), (3, 6, 5)]
+    emit("bmm16", bmm_shapes, lambda a, b: mm(a, b), rep=uniform_rep(*bmm_shapes))
+    bmm_shapes = [(2, 1, 7, 4), (1, 3, 5, 7)]
+    emit("bmm16_adj_bcast", bmm_shapes, lambda a, b: mm(a, b, True, True),
+         rep=uniform_rep(*bmm_shapes))  # fmt: skip
     made.append(_tconv_shape_input(rng))
     made.append(_padv2_int16())
     return made
