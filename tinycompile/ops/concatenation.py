@@ -80,6 +80,8 @@ class ConcatenationOp(Operator):
 
     def row_reach(self, op: Op, g: Graph, d: Prepared) -> tuple[Reach, ...] | None:
         o = out(op, g)
+        if o.dtype != "int8":
+            return None  # row streaming is for int8 segments
         if len(o.shape) != 4 or o.shape[0] != 1 or concat_axis(op, g) < 2:
             return None  # along H (or not NHWC): an output row is not the inputs' rows
         if len(set(op.inputs)) != len(op.inputs):
