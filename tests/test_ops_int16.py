@@ -46,6 +46,8 @@ def _rand16(g: Graph, n: int, seed: int) -> list[np.ndarray]:
         shape = batch_shape(t, n)  # (n * rows, ...): a 1-D input's batch too
         if t.dtype == "int16":
             out.append(rng.integers(-32768, 32768, size=shape, dtype=np.int16))
+        elif t.dtype == "int32":  # TRANSPOSE_CONV's output_shape (never read): n copies
+            out.append(np.tile(rng.integers(1, 9, size=t.shape, dtype=np.int32), n))
         else:
             out.append(rng.uniform(-1, 1, size=shape).astype(np.float32))
     return out

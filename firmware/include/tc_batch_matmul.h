@@ -1,4 +1,4 @@
-/* tinycompile runtime: BATCH_MATMUL (int8). Kernel: firmware/kernels/tc_batch_matmul.c.
+/* tinycompile runtime: BATCH_MATMUL (int8; 16x8 below). Kernel: firmware/kernels/tc_batch_matmul.c.
  *
  * Semantics of TensorFlow Lite Micro's batch_matmul.cc (int8, reference BatchMatMul):
  * out[b][i][j] = requant(sum_k (lhs[b][i][k] + lhs_offset) * (rhs[b][k][j] + rhs_offset))
@@ -22,5 +22,11 @@ typedef struct {
 
 void tc_batch_matmul_s8(const tc_batch_matmul_params_t *p, const int8_t *lhs, const int8_t *rhs,
                         int8_t *out);
+
+/* 16x8: int16 operands and output (zero points 0, offsets 0), int64 sums, TFLM's 64-bit
+ * requantization: mult and shift hold the Q15 multiplier and the total right shift
+ * (tc_requant64), clamped to int16. */
+void tc_batch_matmul_s16(const tc_batch_matmul_params_t *p, const int16_t *lhs,
+                         const int16_t *rhs, int16_t *out);
 
 #endif /* TC_BATCH_MATMUL_H */

@@ -9,6 +9,10 @@
  * the input position by `in_stride[d]` bytes per step, or, when `table_at` is given and
  * `table_at[d] >= 0`, to `table[table_at[d] + i]` bytes for its step i (nearest-neighbour rows and
  * columns, gathered indices). Written from the operators' documented semantics, not copied.
+ *
+ * Everything is in bytes: for int16 tensors (16x8 models) the compiler multiplies counts of
+ * elements (runs, strides, offsets, tables) by 2 and passes byte pointers, so one kernel moves
+ * every element size.
  */
 #ifndef TC_COPY_H
 #define TC_COPY_H

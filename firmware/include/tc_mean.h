@@ -1,4 +1,4 @@
-/* tinycompile runtime: MEAN (int8). Kernel: firmware/kernels/tc_mean.c.
+/* tinycompile runtime: MEAN (int8 and int16). Kernel: firmware/kernels/tc_mean.c.
  *
  * Semantics of TensorFlow Lite Micro's reference kernel (reduce_common.cc / reference/reduce.h,
  * QuantizedMeanOrSum); the multiplier, shift and loop description are computed at compile time
@@ -31,5 +31,8 @@ typedef struct {
 } tc_mean_params_t;
 
 void tc_mean_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out);
+
+/* 16x8: the same on int16 elements (zero points 0), saturated to int16, as TFLM's int16 MEAN. */
+void tc_mean_s16(const tc_mean_params_t *p, const int16_t *in, int16_t *out);
 
 #endif /* TC_MEAN_H */

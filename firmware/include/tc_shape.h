@@ -1,4 +1,6 @@
-/* tinycompile runtime: int8 data-movement operators PAD / PADV2 and CONCATENATION.
+/* tinycompile runtime: data-movement operators PAD / PADV2 and CONCATENATION, int8 and int16
+ * (16x8): both kernels move bytes, the pointers are byte pointers to elements of `elem_size`
+ * bytes (PAD) or the compiler counts the chunks in bytes (CONCATENATION).
  *
  * Both move bytes without arithmetic, exactly as TensorFlow Lite Micro's reference kernels do
  * (pad.cc, concatenation.cc: no requantization even when input and output quantization differ).
@@ -19,10 +21,12 @@ typedef struct {
     const int32_t *in_dims;     /* rank extents of the input, outermost first */
     const int32_t *pad_before;  /* rank paddings before each dim */
     const int32_t *pad_after;   /* rank paddings after each dim */
-    int32_t value;              /* pad byte when the call passes no value pointer */
+    int32_t value;              /* pad value when the call passes no value pointer */
+    int32_t elem_size;          /* bytes per element: 1 (int8) or 2 (int16) */
 } tc_pad_params_t;
 
-/* value: pointer to the pad value (PADV2 with a runtime value tensor) or 0 to use p->value. */
+/* value: pointer to the pad value (PADV2 with a runtime value tensor, an element of elem_size
+ * bytes) or 0 to use p->value. */
 void tc_pad_s8(const tc_pad_params_t *p, const int8_t *in, const int8_t *value, int8_t *out);
 
 typedef struct {

@@ -1,9 +1,10 @@
-/* tinycompile runtime: MEAN, int8 (tc_mean_s8; see tc_mean.h).
+/* tinycompile runtime: MEAN, int8 (tc_mean_s8) and int16 (tc_mean_s16, 16x8); see tc_mean.h.
  *
  * Matches TensorFlow Lite Micro's reference QuantizedMeanOrSum (reference/reduce.h, the path
  * TFLM takes for int8 MEAN even when input and output quantization are equal): int32 sum over
  * the reduced axes (wrapping like TFLM), minus in_zp * count, rescaled by tc_requant with 1/count
- * folded into the multiplier, plus out_zp, saturated to int8. No fast paths.
+ * folded into the multiplier, plus out_zp, saturated to int8. TFLM's int16 MEAN is the same
+ * template on int16_t (int32 sum, saturated to int16): one driver serves both. No fast paths.
  */
 #include <stdint.h>
 
@@ -11,7 +12,7 @@
 #include "tc_qmath.h"
 
 /* Sum of the reduced elements starting at `in` (int32 with wrap-around, like TFLM). */
-static int32_t tc_mean_sum(const tc_mean_params_t *p, const int8_t *in)
+static int32_t tc_mean_sum(const tc_mean_params_t *p, const int8_t *in8, const int16_t *in16)
 {
     uint32_t acc = 0;
     int32_t idx[TC_MEAN_MAX_DIMS];
@@ -25,7 +26,7 @@ static int32_t tc_mean_sum(const tc_mean_params_t *p, const int8_t *in)
     const int n = p->n_red;
 
     if (n <= 0) {
-        return in[0];
+        return in8 != 0 ? in8[0] : in16[0];
     }
     inner = p->red_dims[n - 1];
     inner_stride = p->red_strides[n - 1];
@@ -37,9 +38,16 @@ static int32_t tc_mean_sum(const tc_mean_params_t *p, const int8_t *in)
         idx[d] = 0;
     }
     for (r = 0; r < rows; ++r) {
-        const int8_t *src = in + off;
-        for (i = 0; i < inner; ++i) {
-            acc += (uint32_t)(int32_t)src[i * inner_stride];
+        if (in8 != 0) {
+            const int8_t *src = in8 + off;
+            for (i = 0; i < inner; ++i) {
+                acc += (uint32_t)(int32_t)src[i * inner_stride];
+            }
+        } else {
+            const int16_t *src = in16 + off;
+            for (i = 0; i < inner; ++i) {
+                acc += (uint32_t)(int32_t)src[i * inner_stride];
+            }
         }
         for (d = n - 2; d >= 0; --d) {
             off += p->red_strides[d];
@@ -53,7 +61,9 @@ static int32_t tc_mean_sum(const tc_mean_params_t *p, const int8_t *in)
     return (int32_t)acc;
 }
 
-void tc_mean_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out)
+/* One of in8/in16 and out8/out16 is given (the element type). */
+static void tc_mean_run(const tc_mean_params_t *p, const int8_t *in8, const int16_t *in16,
+                        int8_t *out8, int16_t *out16)
 {
     int32_t idx[TC_MEAN_MAX_DIMS];
     int32_t off = 0;
@@ -65,11 +75,14 @@ void tc_mean_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out)
         idx[d] = 0;
     }
     for (o = 0; o < p->out_size; ++o) {
-        int32_t sum = tc_mean_sum(p, in + off);
+        int32_t sum = tc_mean_sum(p, in8 != 0 ? in8 + off : 0, in8 != 0 ? 0 : in16 + off);
         int32_t shifted = (int32_t)((uint32_t)sum - (uint32_t)(p->in_zp * p->count));
         int32_t v = tc_requant(shifted, p->multiplier, p->shift) + p->out_zp;
-        v = tc_clamp(v, -128, 127);
-        out[o] = (int8_t)v;
+        if (out8 != 0) {
+            out8[o] = (int8_t)tc_clamp(v, -128, 127);
+        } else {
+            out16[o] = (int16_t)tc_clamp(v, -32768, 32767);
+        }
         for (d = n - 1; d >= 0; --d) {
             off += p->kept_strides[d];
             if (++idx[d] < p->kept_dims[d]) {
@@ -79,4 +92,14 @@ void tc_mean_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out)
             idx[d] = 0;
         }
     }
+}
+
+void tc_mean_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out)
+{
+    tc_mean_run(p, in, 0, out, 0);
+}
+
+void tc_mean_s16(const tc_mean_params_t *p, const int16_t *in, int16_t *out)
+{
+    tc_mean_run(p, 0, in, 0, out);
 }

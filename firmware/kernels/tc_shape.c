@@ -1,9 +1,24 @@
-/* tinycompile runtime: int8 PAD / PADV2 and CONCATENATION (see tc_shape.h): byte moves like
- * TensorFlow Lite Micro's reference pad.cc and concatenation.cc. Two small operators kept in one
+/* tinycompile runtime: PAD / PADV2 and CONCATENATION, int8 and int16 (see tc_shape.h): byte
+ * moves like TensorFlow Lite Micro's reference pad.cc and concatenation.cc. Two small operators kept in one
  * family file (tests build it alone). No fast paths. */
 #include "tc_shape.h"
 
 #include <string.h>
+
+/* n elements of elem_size bytes (1 or 2), each the pad value */
+static void tc_pad_fill(int8_t *out, int32_t n, int32_t elem_size, int32_t value)
+{
+    int32_t i;
+
+    if (elem_size == 1) {
+        memset(out, value, (size_t)n);
+        return;
+    }
+    for (i = 0; i < n; ++i) {
+        const int16_t v = (int16_t)value;
+        memcpy(out + 2 * i, &v, 2);
+    }
+}
 
 void tc_pad_s8(const tc_pad_params_t *p, const int8_t *in, const int8_t *value, int8_t *out)
 {
@@ -11,7 +26,8 @@ void tc_pad_s8(const tc_pad_params_t *p, const int8_t *in, const int8_t *value, 
     int32_t out_dims[TC_PAD_MAX_DIMS];
     const int n = p->rank;
     const int last = n - 1;
-    const int pad_byte = value != 0 ? (int)*value : (int)p->value;
+    const int32_t es = p->elem_size;
+    int32_t pad = p->value;
     int32_t row_len;
     int32_t rows = 1;
     int32_t r;
@@ -19,6 +35,13 @@ void tc_pad_s8(const tc_pad_params_t *p, const int8_t *in, const int8_t *value, 
 
     if (n <= 0) {
         return;
+    }
+    if (value != 0 && es == 1) {
+        pad = (int32_t)*value;
+    } else if (value != 0) {
+        int16_t v16;
+        memcpy(&v16, value, 2);
+        pad = (int32_t)v16;
     }
     for (d = 0; d < n; ++d) {
         idx[d] = 0;
@@ -41,15 +64,15 @@ void tc_pad_s8(const tc_pad_params_t *p, const int8_t *in, const int8_t *value, 
             src = src * p->in_dims[d] + i;
         }
         if (!inside) {
-            memset(out, pad_byte, (size_t)row_len);
+            tc_pad_fill(out, row_len, es, pad);
         } else {
             const int32_t before = p->pad_before[last];
             const int32_t len = p->in_dims[last];
-            memset(out, pad_byte, (size_t)before);
-            memcpy(out + before, in + src * len, (size_t)len);
-            memset(out + before + len, pad_byte, (size_t)p->pad_after[last]);
+            tc_pad_fill(out, before, es, pad);
+            memcpy(out + before * es, in + src * len * es, (size_t)(len * es));
+            tc_pad_fill(out + (before + len) * es, p->pad_after[last], es, pad);
         }
-        out += row_len;
+        out += row_len * es;
         for (d = last - 1; d >= 0; --d) {
             if (++idx[d] < out_dims[d]) {
                 break;

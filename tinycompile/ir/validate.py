@@ -74,6 +74,8 @@ def problems(
             continue  # indices (ARG_MAX / ARG_MIN), QUANTIZE's (TFLM's keyword models' tail)
         if t.dtype == "int32" and tid not in g.outputs and _quantized_input(g, tid):
             continue  # requantized by QUANTIZE (int32 -> int8 / int16), as TFLM allows
+        if t.dtype == "int32" and _only_output_shape(g, tid):
+            continue  # TRANSPOSE_CONV's output_shape fed at run time, never read (as TFLM)
         out.append(
             CompileError(
                 f"graph input/output tensor {tid} is {t.dtype}; only int8, int16 and float32"
@@ -89,6 +91,18 @@ def _quantized_input(g: Graph, tid: int) -> bool:
     readers = [op for op in g.ops if tid in op.inputs]
     ok = q is not None and not q.per_channel
     return ok and bool(readers) and all(op.kind == "QUANTIZE" for op in readers)
+
+
+def _only_output_shape(g: Graph, tid: int) -> bool:
+    """Whether graph input ``tid`` is read only as TRANSPOSE_CONV's output_shape (input 0),
+    which TFLM never reads (the output tensor's static shape is used), as in TFLM's int16
+    integration-test models."""
+    if tid not in g.inputs or tid in g.outputs:
+        return False
+    readers = [op for op in g.ops if tid in op.inputs]
+    return bool(readers) and all(
+        op.kind == "TRANSPOSE_CONV" and tid not in op.inputs[1:] for op in readers
+    )
 
 
 def _op_problems(

@@ -30,7 +30,7 @@ from ..quant.qmath import quantize_multiplier, tflite_round
 from . import tables as T
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, io_call, io_int8, lut_call, out
-from .s16 import require_int16
+from .s16 import is_int16, require_int16
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,9 +79,9 @@ def _prepare_s16(op: Op, g: Graph) -> Lut:
 
 @register
 class LutActivationOp(Operator):
-    kinds = ("LOGISTIC", "TANH", "HARD_SWISH", "RELU", "RELU6", "LEAKY_RELU")
+    kinds = ("LOGISTIC", "TANH", "HARD_SWISH", "RELU", "RELU6")
     elementwise = True
-    int16 = True  # LOGISTIC, TANH, RELU, RELU6; the others refuse int16 in prepare
+    int16 = True  # LOGISTIC, TANH, RELU, RELU6; HARD_SWISH refuses int16 in prepare
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         if kind == "LEAKY_RELU":
@@ -130,3 +130,46 @@ class LutActivationOp(Operator):
             p = ctx.params("tc_sigmoid16_params_t", fields)
             return io_call(f"tc_{op.kind.lower()}_s16", op, ctx, p)
         return lut_call(op, g, ctx, d.lut)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeakyRelu16(Prepared):
+    size: int
+    mults: tuple[int, int, int, int]  # identity multiplier, shift, alpha multiplier, shift
+
+
+@register
+class LeakyReluOp(LutActivationOp):
+    """LEAKY_RELU: int8 through the table above; int16 (16x8) as TFLM's QuantizeLeakyRelu on
+    the device, ``tc_leaky_relu_s16`` (firmware/kernels/tc_leaky_relu.c): the identity or the
+    alpha multiplier (int32 MultiplyByQuantizedMultiplier), zero points 0."""
+
+    kinds = ("LEAKY_RELU",)
+    int16 = True
+
+    def prepare(self, op: Op, g: Graph) -> Prepared:
+        if not is_int16(op, g):
+            return super().prepare(op, g)
+        if len(op.inputs) != 1 or len(op.outputs) != 1:
+            raise fail(op, "expects one input and one output")
+        require_int16(op, g, [op.inputs[0], op.outputs[0]])
+        i, o = inp(op, g), out(op, g)
+        if i.size != o.size:
+            raise fail(op, f"input has {i.size} elements but output has {o.size}")
+        alpha = op.attrs.get("alpha")
+        if alpha is None:
+            raise fail(op, "alpha attribute missing (frontend did not parse LeakyReluOptions)")
+        if alpha < 0:  # TFLM releases round a negative alpha multiplier differently
+            raise fail(op, f"negative alpha {alpha:g} is not supported for int16")
+        # The ratios in double: the installed TFLM's int16 results match these (the float32
+        # ratios of leaky_relu_common.cc's source differ by 1 on some of its own test models)
+        mi, si = quantize_multiplier(i.quant.s / o.quant.s)
+        ma, sa = quantize_multiplier(i.quant.s * alpha / o.quant.s)
+        return LeakyRelu16(size=i.size, mults=(mi, si, ma, sa), macs=i.size)
+
+    def lower(self, op: Op, g: Graph, d: Prepared, ctx: LowerCtx, choice: Choice) -> str:
+        if not isinstance(d, LeakyRelu16):
+            return super().lower(op, g, d, ctx, choice)
+        mi, si, ma, sa = d.mults
+        fields = {"size": d.size, "m_identity": mi, "s_identity": si, "m_alpha": ma, "s_alpha": sa}
+        return io_call("tc_leaky_relu_s16", op, ctx, ctx.params("tc_leaky_relu_params_t", fields))

@@ -10,6 +10,10 @@ The compiler resolves the layout: element strides for the adjoints, per-batch el
 broadcasting, and a constant right-hand side stored un-adjointed is written to flash transposed
 (TFLM transposes it once at run time into a persistent buffer), so its depth is contiguous.
 Kernel: ``tc_batch_matmul_s8`` (firmware/kernels/tc_batch_matmul.c).
+
+16x8 (TFLM's EvalInt16): both operands and the output int16 with zero point 0 (TFLM checks all
+three), int64 sums, the multiplier reduced for TFLM's 64-bit requantization (``s16``), clamped to
+int16: ``tc_batch_matmul_s16``.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import numpy as np
 
 from ..ir import Graph, Op
 from ..quant.qmath import quantize_multiplier
+from . import s16
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, out, positive_scales, require_int8
 
@@ -45,6 +50,7 @@ def _batch_offsets(batch: tuple[int, ...], out_batch: tuple[int, ...], size: int
 @register
 class BatchMatMulOp(Operator):
     kinds = ("BATCH_MATMUL",)
+    int16 = True  # 16x8: int16 x int16
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         return {
@@ -55,7 +61,11 @@ class BatchMatMulOp(Operator):
     def prepare(self, op: Op, g: Graph) -> BatchMatMul:
         if len(op.inputs) != 2 or len(op.outputs) != 1 or min(op.inputs) < 0:
             raise fail(op, "expects 2 inputs and 1 output")
-        require_int8(op, g, [*op.inputs, op.outputs[0]])
+        int16 = s16.is_int16(op, g)
+        if int16:  # TFLM: both operands int16 (not int8 weights), zero points 0
+            s16.require_int16(op, g, [*op.inputs, op.outputs[0]])
+        else:
+            require_int8(op, g, [*op.inputs, op.outputs[0]])
         a, b, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
         positive_scales(op, a, b, o)
         if not (2 <= len(a.shape) <= 5 and 2 <= len(b.shape) <= 5):
@@ -76,10 +86,12 @@ class BatchMatMulOp(Operator):
         if min(rows, cols, depth) < 1 or o.size == 0:
             raise fail(op, "empty matrices")
         m, s = quantize_multiplier(float(a.quant.scale[0]) * float(b.quant.scale[0]) / o.quant.s)
+        if int16:
+            m, s = s16.reduce_multiplier(op, m, s)
         rhs_t = None
         r_sk, r_sj = (1, depth) if adj_y else (cols, 1)
         if b.is_const and not adj_y:  # store it transposed: depth contiguous
-            bm = np.asarray(b.data, np.int8).reshape(-1, depth, cols)
+            bm = np.asarray(b.data, b.dtype).reshape(-1, depth, cols)
             rhs_t = np.ascontiguousarray(bm.transpose(0, 2, 1)).reshape(-1)
             r_sk, r_sj = 1, depth
         fields = dict(
@@ -104,5 +116,7 @@ class BatchMatMulOp(Operator):
         )
         p = ctx.params("tc_batch_matmul_params_t", fields)
         lhs = ctx.ptr(op.inputs[0])
-        rhs = ctx.ptr(op.inputs[1]) if d.rhs_t is None else ctx.array("rhs_t", "int8_t", d.rhs_t)
-        return f"tc_batch_matmul_s8({p}, {lhs}, {rhs}, {ctx.ptr(op.outputs[0], const=False)});"
+        ctype = "int16_t" if d.rhs_t is not None and d.rhs_t.dtype == np.int16 else "int8_t"
+        rhs = ctx.ptr(op.inputs[1]) if d.rhs_t is None else ctx.array("rhs_t", ctype, d.rhs_t)
+        fn = "tc_batch_matmul_s16" if g.t(op.outputs[0]).dtype == "int16" else "tc_batch_matmul_s8"
+        return f"{fn}({p}, {lhs}, {rhs}, {ctx.ptr(op.outputs[0], const=False)});"

@@ -1,8 +1,10 @@
-"""CONCATENATION (int8), a byte copy: ``tc_concat_s8`` (firmware/kernels/tc_shape.c). TFLM's
-concatenation.cc refuses int8 inputs whose scale or zero point differs from the output's (it
+"""CONCATENATION (int8 and int16), a byte copy: ``tc_concat_s8`` (firmware/kernels/tc_shape.c).
+TFLM's concatenation.cc refuses int8 inputs whose scale or zero point differs from the output's (it
 never requantizes), so such models are refused here too: copying or requantizing would both be a
-guess. Along W or C of NHWC tensors (batch 1) it runs row by row in a streamed segment
-(``ops.rows``): an output row is the inputs' same rows side by side.
+guess. For int16 (16x8) TFLM only requires zero point 0 of every input and the output and copies the
+values whatever their scales; so does this (bit-exact), refusing other zero points. Along W or C of
+NHWC tensors (batch 1) it runs row by row in a streamed segment (``ops.rows``): an output row is the
+inputs' same rows side by side.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from typing import Any
 import numpy as np
 
 from ..ir import Graph, Op
+from . import datamove as dm
 from .base import Bands, Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import fused_activation, out, require_int8
 from .rows import Reach, row_view
+from .s16 import require_int16
 
 
 def concat_axis(op: Op, g: Graph) -> int:
@@ -30,7 +34,11 @@ def concat_axis(op: Op, g: Graph) -> int:
 def _check(op: Op, g: Graph) -> int:
     if not op.inputs or -1 in op.inputs or len(op.outputs) != 1:
         raise fail(op, "expects at least 1 input and 1 output")
-    require_int8(op, g, [*op.inputs, op.outputs[0]])
+    int16 = out(op, g).dtype == "int16"
+    if int16:  # zero point 0; TFLM copies int16 values whatever their scales
+        require_int16(op, g, [*op.inputs, op.outputs[0]])
+    else:
+        require_int8(op, g, [*op.inputs, op.outputs[0]])
     if op.attrs.get("activation", "NONE") != "NONE":
         raise fail(op, f"fused activation {op.attrs['activation']} (TFLM supports none)")
     o = out(op, g)
@@ -42,7 +50,7 @@ def _check(op: Op, g: Graph) -> int:
             raise fail(op, f"input shape {list(s)} does not fit output {list(o.shape)}")
         total += s[axis]
         q = g.t(tid).quant
-        if q.zp != o.quant.zp or np.float32(q.s) != np.float32(o.quant.s):
+        if not int16 and (q.zp != o.quant.zp or np.float32(q.s) != np.float32(o.quant.s)):
             raise fail(
                 op,
                 f"input tensor {tid} is quantized differently from the output; TFLM refuses "
@@ -56,6 +64,7 @@ def _check(op: Op, g: Graph) -> int:
 @register
 class ConcatenationOp(Operator):
     kinds = ("CONCATENATION",)
+    int16 = True  # 16x8: zero point 0, values copied
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         if not options:
@@ -71,6 +80,8 @@ class ConcatenationOp(Operator):
 
     def row_reach(self, op: Op, g: Graph, d: Prepared) -> tuple[Reach, ...] | None:
         o = out(op, g)
+        if o.dtype != "int8":
+            return None  # row streaming is for int8 segments
         if len(o.shape) != 4 or o.shape[0] != 1 or concat_axis(op, g) < 2:
             return None  # along H (or not NHWC): an output row is not the inputs' rows
         if len(set(op.inputs)) != len(op.inputs):
@@ -88,16 +99,4 @@ def _lower(op: Op, g: Graph, ctx: LowerCtx) -> str:
     axis = concat_axis(op, g)
     outer = int(np.prod(o.shape[:axis], dtype=np.int64))
     chunks = [int(np.prod(g.t(t).shape[axis:], dtype=np.int64)) for t in op.inputs]
-    p = ctx.params(
-        "tc_concat_params_t",
-        {
-            "n_inputs": len(op.inputs),
-            "outer": outer,
-            "chunk": ctx.array("chunk", "int32_t", np.array(chunks)),
-        },
-    )
-    ins = ", ".join(ctx.ptr(t) for t in op.inputs)
-    return (
-        f"tc_concat_s8({p}, (const int8_t *const[]){{{ins}}}, "
-        f"{ctx.ptr(op.outputs[0], const=False)});"
-    )
+    return dm.concat_call(op, ctx, outer, chunks, dm.ELEM_SIZE[o.dtype])

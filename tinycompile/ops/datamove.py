@@ -3,8 +3,11 @@ SPLIT_V, UNPACK, GATHER, RESIZE_NEAREST_NEIGHBOR, DEPTH_TO_SPACE, SPACE_TO_DEPTH
 operator describes every output as a *view* of one input -- an input byte offset and loops in
 output order, each moving the input position by a stride or through a table of offsets -- and
 this module simplifies the loops at compile time (drops unit loops, merges contiguous ones,
-turns the innermost contiguous loop into a run of bytes) and lowers them to ``tc_copy_s8``
+turns the innermost contiguous loop into a run of elements) and lowers them to ``tc_copy_s8``
 (firmware/kernels/tc_copy.c), one call per output.
+
+Views count elements; the lowering multiplies offsets, strides, tables and runs by the element
+size (1 for int8, 2 for int16: 16x8 models), so one byte copy serves every element type.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ MAX_LOOPS = 6  # TC_COPY_MAX_DIMS
 
 @dataclass(frozen=True)
 class Loop:
-    """One loop of a view: ``count`` steps, each moving the input by ``stride`` bytes, or to
-    ``table[i]`` bytes (relative to the view's offset) when a table is given."""
+    """One loop of a view: ``count`` steps, each moving the input by ``stride`` elements, or to
+    ``table[i]`` elements (relative to the view's offset) when a table is given."""
 
     count: int
     stride: int = 0
@@ -39,7 +42,7 @@ class Copy:
     offset: int
     loops: tuple[Loop, ...]
     run: int
-    out_offset: int = 0  # output bytes before the first one written
+    out_offset: int = 0  # output elements before the first one written
 
     @property
     def nbytes(self) -> int:
@@ -93,15 +96,33 @@ def simplify(
     return Copy(input, output, offset, tuple(kept), run, out_offset)
 
 
-def check_int8_io(op: Op, g: Graph, inputs: list[int], outputs: list[int]) -> None:
-    """The data inputs and outputs are int8 (the bytes are copied, as TFLM does, whatever
-    their quantization)."""
-    for tid in [*(op.inputs[i] for i in inputs), *(op.outputs[i] for i in outputs)]:
-        if tid < 0:
-            raise fail(op, "a data tensor is absent")
+ELEM_SIZE = {"int8": 1, "int16": 2}
+
+
+def check_io(
+    op: Op, g: Graph, inputs: list[int], outputs: list[int], dtypes: tuple[str, ...] = ("int8",)
+) -> int:
+    """The data inputs and outputs share one of ``dtypes`` (the elements are copied, as TFLM
+    does, whatever their quantization); returns the element size in bytes."""
+    tids = [*(op.inputs[i] for i in inputs), *(op.outputs[i] for i in outputs)]
+    if min(tids) < 0:
+        raise fail(op, "a data tensor is absent")
+    kinds = {g.t(tid).dtype for tid in tids}
+    for tid in tids:
         t = g.t(tid)
-        if t.dtype != "int8":
-            raise fail(op, f"{t.dtype} tensor {tid} is not supported (int8 only)")
+        if t.dtype not in dtypes:
+            raise fail(op, f"{t.dtype} tensor {tid} is not supported ({' or '.join(dtypes)} only)")
+    if len(kinds) > 1:
+        raise fail(op, f"data tensors of mixed types {sorted(kinds)} (TFLM needs one type)")
+    return ELEM_SIZE[kinds.pop()]
+
+
+def check_int8_io(op: Op, g: Graph, inputs: list[int], outputs: list[int]) -> None:
+    """The data inputs and outputs are int8 (operators TFLM runs on int8 only)."""
+    check_io(op, g, inputs, outputs)
+
+
+INT8_16 = ("int8", "int16")  # what TFLM's int16-capable data-movement kernels take
 
 
 def const_ints(op: Op, g: Graph, i: int, what: str) -> np.ndarray:
@@ -123,8 +144,19 @@ def check_shape(op: Op, g: Graph, k: int, want: list[int] | tuple[int, ...]) -> 
         raise fail(op, f"output shape {list(got)} differs from the expected {list(want)}")
 
 
-def lower_copies(op: Op, ctx: LowerCtx, d: Copies) -> str:
-    """One ``tc_copy_s8`` call per prepared copy (outputs of no bytes get none)."""
+def byte_ptr(ptr: str, *, const: bool = True) -> str:
+    """``ptr`` (a typed tensor pointer expression) as the int8 pointer a byte kernel takes."""
+    return f"({'const ' if const else ''}int8_t *){ptr}"
+
+
+def _arr(ctx: LowerCtx, name: str, values: list[int]) -> str:
+    """A const int32 array, or a null pointer when there are no values."""
+    return ctx.array(name, "int32_t", np.array(values)) if values else "0"
+
+
+def lower_copies(op: Op, ctx: LowerCtx, d: Copies, elem: int = 1) -> str:
+    """One ``tc_copy_s8`` call per prepared copy (outputs of no bytes get none), moving
+    ``elem``-byte elements."""
     stmts = []
     for c in d.copies:
         if c.nbytes == 0:
@@ -136,22 +168,23 @@ def lower_copies(op: Op, ctx: LowerCtx, d: Copies) -> str:
                 table_at.append(-1)
             else:
                 table_at.append(len(tables))
-                tables.extend(lp.table)
-        fields: dict[str, object] = {"rank": len(c.loops), "count": "0", "in_stride": "0"}
-        fields.update(table_at="0", table="0", in_offset=c.offset, run=c.run)  # 0: no loops/tables
-        if c.loops:
-            fields["count"] = ctx.array("count", "int32_t", np.array([lp.count for lp in c.loops]))
-            fields["in_stride"] = ctx.array(
-                "in_stride", "int32_t", np.array([lp.stride for lp in c.loops])
-            )
-        if tables:
-            fields["table_at"] = ctx.array("table_at", "int32_t", np.array(table_at))
-            fields["table"] = ctx.array("table", "int32_t", np.array(tables))
+                tables.extend(t * elem for t in lp.table)
+        fields: dict[str, object] = {  # every field, in tc_copy_params_t's order
+            "rank": len(c.loops),
+            "count": _arr(ctx, "count", [lp.count for lp in c.loops]),
+            "in_stride": _arr(ctx, "in_stride", [lp.stride * elem for lp in c.loops]),
+            "table_at": _arr(ctx, "table_at", table_at if tables else []),
+            "table": _arr(ctx, "table", tables),
+            "in_offset": c.offset * elem,
+            "run": c.run * elem,
+        }
         p = ctx.params("tc_copy_params_t", fields)
         src = ctx.ptr(op.inputs[c.input])
         dst = ctx.ptr(op.outputs[c.output], const=False)
         if c.out_offset:
             dst = f"({dst} + {c.out_offset})"
+        if elem != 1:
+            src, dst = byte_ptr(src), byte_ptr(dst, const=False)
         stmts.append(f"tc_copy_s8({p}, {src}, {dst});")
     return " ".join(stmts) or f"/* {op.kind.lower()}: no bytes to move */"
 
@@ -160,4 +193,21 @@ class CopyOperator(Operator):
     """Base of the data-movement units: ``prepare`` returns ``Copies``; the lowering is theirs."""
 
     def lower(self, op: Op, g: Graph, d: Copies, ctx: LowerCtx, choice: Choice) -> str:
-        return lower_copies(op, ctx, d)
+        return lower_copies(op, ctx, d, ELEM_SIZE[g.t(op.outputs[0]).dtype])
+
+
+def concat_call(op: Op, ctx: LowerCtx, outer: int, chunks: list[int], elem: int) -> str:
+    """``tc_concat_s8`` (CONCATENATION, PACK): per outer step, ``chunks[i]`` elements of each
+    input in turn."""
+    p = ctx.params(
+        "tc_concat_params_t",
+        {
+            "n_inputs": len(op.inputs),
+            "outer": outer,
+            "chunk": ctx.array("chunk", "int32_t", np.array(chunks) * elem),
+        },
+    )
+    ins = ", ".join(byte_ptr(ctx.ptr(t)) if elem != 1 else ctx.ptr(t) for t in op.inputs)
+    dst = ctx.ptr(op.outputs[0], const=False)
+    dst = byte_ptr(dst, const=False) if elem != 1 else dst
+    return f"tc_concat_s8({p}, (const int8_t *const[]){{{ins}}}, {dst});"

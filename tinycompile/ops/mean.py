@@ -1,4 +1,5 @@
-"""MEAN (int8) over any constant set of axes, as TensorFlow Lite Micro computes it.
+"""MEAN (int8, and int16 in 16x8 models) over any constant set of axes, as TensorFlow Lite Micro
+computes it.
 
 TFLM's int8 MEAN (``EvalIntegerMean`` in reduce_common.cc) runs ``QuantizedMeanOrSum`` for
 every axis set and keep_dims: the multiplier of ``input_scale / output_scale`` is folded with
@@ -6,7 +7,8 @@ every axis set and keep_dims: the multiplier of ``input_scale / output_scale`` i
 ``sum - input_zero_point * count``. Older TFLM releases took a plain ``sum / count`` shortcut when
 input and output quantization were equal; the TFLM this project checks against does not (the
 ``mean_eqquant`` test model pins that). ``keep_dims`` changes only the output shape, not the
-bytes. The kernel is ``tc_mean_s8`` in firmware/kernels/tc_mean.c.
+bytes. The kernel is ``tc_mean_s8`` in firmware/kernels/tc_mean.c; TFLM's int16 MEAN is the same
+template on int16 (zero points 0, saturated to int16): ``tc_mean_s16``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..ir import Graph, Op
 from ..quant.qmath import quantize_multiplier
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, io_call, out, require_int8
+from .s16 import is_int16, require_int16
 
 MAX_RANK = 6
 
@@ -92,6 +95,7 @@ class Mean(Prepared):
 @register
 class MeanOp(Operator):
     kinds = ("MEAN",)
+    int16 = True  # 16x8
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         return {"keep_dims": bool(options.get("keep_dims", False))}
@@ -99,7 +103,10 @@ class MeanOp(Operator):
     def prepare(self, op: Op, g: Graph) -> Mean:
         if len(op.inputs) != 2 or len(op.outputs) != 1 or -1 in op.inputs:
             raise fail(op, "expects an input, an axis tensor and 1 output")
-        require_int8(op, g, [op.inputs[0], op.outputs[0]])
+        if is_int16(op, g):
+            require_int16(op, g, [op.inputs[0], op.outputs[0]])
+        else:
+            require_int8(op, g, [op.inputs[0], op.outputs[0]])
         x, o = inp(op, g, 0), out(op, g)
         if len(x.shape) > MAX_RANK:
             raise fail(op, f"rank above {MAX_RANK} is not supported")
@@ -138,4 +145,4 @@ class MeanOp(Operator):
                 "shift": d.shift,
             },
         )
-        return io_call("tc_mean_s8", op, ctx, p)
+        return io_call("tc_mean_s16" if x.dtype == "int16" else "tc_mean_s8", op, ctx, p)

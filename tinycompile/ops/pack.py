@@ -1,6 +1,6 @@
-"""PACK (int8), as TFLM's pack.cc: the inputs, all of one shape, stacked along a new ``axis`` of
-the output; bytes move, nothing is requantized (TFLM checks no quantization). Stacking is a
-concatenation of each input's blocks of ``prod(shape[axis:])`` bytes, so the kernel is
+"""PACK (int8 and int16), as TFLM's pack.cc: the inputs, all of one shape, stacked along a new
+``axis`` of the output; bytes move, nothing is requantized (TFLM checks no quantization). Stacking
+is a concatenation of each input's blocks of ``prod(shape[axis:])`` elements, so the kernel is
 CONCATENATION's ``tc_concat_s8`` (firmware/kernels/tc_shape.c).
 """
 
@@ -21,12 +21,13 @@ from .common import inp
 @dataclass(frozen=True, kw_only=True)
 class Pack(Prepared):
     outer: int  # product of the output dims before the axis
-    chunk: int  # bytes of each input per outer step
+    chunk: int  # elements of each input per outer step
 
 
 @register
 class PackOp(Operator):
     kinds = ("PACK",)
+    int16 = True  # int8 or int16 elements (16x8), moved alike
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         return {"values_count": int(options.get("values_count", 0)), "axis": options.get("axis", 0)}
@@ -34,7 +35,7 @@ class PackOp(Operator):
     def prepare(self, op: Op, g: Graph) -> Pack:
         if not op.inputs or len(op.outputs) != 1:
             raise fail(op, "expects at least 1 input and 1 output")
-        dm.check_int8_io(op, g, list(range(len(op.inputs))), [0])
+        dm.check_io(op, g, list(range(len(op.inputs))), [0], dm.INT8_16)
         shape = inp(op, g, 0).shape
         n = len(op.inputs)
         if op.attrs.get("values_count", n) != n:
@@ -50,15 +51,5 @@ class PackOp(Operator):
         return Pack(outer=outer, chunk=int(np.prod(shape[a:], dtype=np.int64)))
 
     def lower(self, op: Op, g: Graph, d: Pack, ctx: LowerCtx, choice: Choice) -> str:
-        chunks = np.full(len(op.inputs), d.chunk)
-        p = ctx.params(
-            "tc_concat_params_t",
-            {
-                "n_inputs": len(op.inputs),
-                "outer": d.outer,
-                "chunk": ctx.array("chunk", "int32_t", chunks),
-            },
-        )
-        ins = ", ".join(ctx.ptr(t) for t in op.inputs)
-        dst = ctx.ptr(op.outputs[0], const=False)
-        return f"tc_concat_s8({p}, (const int8_t *const[]){{{ins}}}, {dst});"
+        elem = dm.ELEM_SIZE[g.t(op.outputs[0]).dtype]
+        return dm.concat_call(op, ctx, d.outer, [d.chunk] * len(op.inputs), elem)

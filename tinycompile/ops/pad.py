@@ -1,6 +1,7 @@
-"""PAD and PADV2 (int8), as TFLM's pad.cc: the pad byte is the output zero point for PAD and
-the constant value tensor for PADV2; no requantization. Kernel: ``tc_pad_s8``
-(firmware/kernels/tc_shape.c).
+"""PAD and PADV2 (int8 and int16), as TFLM's pad.cc: the pad value is the output zero point for
+int8 PAD, 0 for int16 PAD (16x8: zero point 0), and the constant value tensor for PADV2 (int8:
+quantized as the output, which TFLM checks); no requantization. Kernel: ``tc_pad_s8``
+(firmware/kernels/tc_shape.c), a byte kernel for elements of 1 or 2 bytes.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import numpy as np
 from ..ir import Graph, Op, Tensor
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .common import inp, out, require_int8
+from .s16 import require_int16
 
 MAX_RANK = 6
 
@@ -43,21 +45,29 @@ def _pad_value_tensor(op: Op, g: Graph) -> Tensor | None:
 def _check(op: Op, g: Graph) -> list[tuple[int, int]]:
     if len(op.inputs) not in (2, 3) or len(op.outputs) != 1 or min(op.inputs[:2]) < 0:
         raise fail(op, "expects an input, a paddings tensor (and a value) and 1 output")
-    require_int8(op, g, [op.inputs[0], op.outputs[0]])
     x, o = inp(op, g, 0), out(op, g)
+    int16 = o.dtype == "int16"
+    if int16:
+        require_int16(op, g, [op.inputs[0], op.outputs[0]])
+    else:
+        require_int8(op, g, [op.inputs[0], op.outputs[0]])
     if len(x.shape) > MAX_RANK:
         raise fail(op, f"rank above {MAX_RANK} is not supported")
     pads = paddings(op, g)
     want = tuple(d + b + a for d, (b, a) in zip(x.shape, pads, strict=True))
     if want != tuple(o.shape):
         raise fail(op, f"output shape {list(o.shape)} does not match padded {list(want)}")
-    if not -128 <= o.quant.zp <= 127:
+    if not int16 and not -128 <= o.quant.zp <= 127:
         raise fail(op, f"output zero point {o.quant.zp} outside int8")
     v = _pad_value_tensor(op, g)
     if v is not None:
-        require_int8(op, g, [v.id], "pad value")
+        if v.dtype != o.dtype:
+            raise fail(op, f"{v.dtype} pad value for a {o.dtype} output (TFLM needs one type)")
         if v.size != 1:
             raise fail(op, f"pad value tensor has {v.size} elements, expected 1")
+        if int16:  # TFLM's int16 PADV2 reads the value as is, checking no quantization
+            return pads
+        require_int8(op, g, [v.id], "pad value")
         if v.quant.zp != o.quant.zp or np.float32(v.quant.s) != np.float32(o.quant.s):
             raise fail(op, "pad value quantization differs from the output's (TFLM refuses it)")
     return pads
@@ -84,6 +94,7 @@ class Pad(Prepared):
 @register
 class PadOp(Operator):
     kinds = ("PAD", "PADV2")
+    int16 = True  # 16x8: pad value 0 or PADV2's value
 
     def prepare(self, op: Op, g: Graph) -> Pad:
         pads = _check(op, g)
@@ -97,12 +108,14 @@ def _lower(op: Op, g: Graph, d: Pad, ctx: LowerCtx) -> str:
     o = out(op, g)
     loops = d.loops
     v = _pad_value_tensor(op, g)
+    int16 = o.dtype == "int16"
     if v is None:
-        value, value_ptr = o.quant.zp, "0"
+        value, value_ptr = (0 if int16 else o.quant.zp), "0"
     elif v.is_const:
         value, value_ptr = int(np.asarray(v.data).reshape(-1)[0]), "0"
     else:
         value, value_ptr = 0, ctx.ptr(v.id)
+        value_ptr = f"(const int8_t *){value_ptr}" if int16 else value_ptr
     p = ctx.params(
         "tc_pad_params_t",
         {
@@ -111,9 +124,10 @@ def _lower(op: Op, g: Graph, d: Pad, ctx: LowerCtx) -> str:
             "pad_before": ctx.array("pad_before", "int32_t", np.array([lp[1] for lp in loops])),
             "pad_after": ctx.array("pad_after", "int32_t", np.array([lp[2] for lp in loops])),
             "value": value,
+            "elem_size": 2 if int16 else 1,
         },
     )
-    return (
-        f"tc_pad_s8({p}, {ctx.ptr(op.inputs[0])}, {value_ptr}, "
-        f"{ctx.ptr(op.outputs[0], const=False)});"
-    )
+    src, dst = ctx.ptr(op.inputs[0]), ctx.ptr(op.outputs[0], const=False)
+    if int16:
+        src, dst = f"(const int8_t *){src}", f"(int8_t *){dst}"
+    return f"tc_pad_s8({p}, {src}, {value_ptr}, {dst});"

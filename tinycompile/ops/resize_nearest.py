@@ -1,4 +1,4 @@
-"""RESIZE_NEAREST_NEIGHBOR (int8), as TFLM's resize_nearest_neighbor.cc (reference
+"""RESIZE_NEAREST_NEIGHBOR (int8 and int16), as TFLM's resize_nearest_neighbor.cc (reference
 resize_nearest_neighbor.h): output pixel (y, x) copies the input pixel of ``GetNearestNeighbor``
 along each axis, computed here once in float32 exactly as TFLM computes it (align_corners,
 half_pixel_centers). The source rows and columns become offset tables of ``tc_copy_s8``
@@ -39,6 +39,7 @@ def nearest(i: int, n_in: int, n_out: int, align_corners: bool, half_pixel: bool
 @register
 class ResizeNearestOp(dm.CopyOperator):
     kinds = ("RESIZE_NEAREST_NEIGHBOR",)
+    int16 = True  # int8 or int16 elements (16x8), moved alike
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         return {
@@ -49,7 +50,7 @@ class ResizeNearestOp(dm.CopyOperator):
     def prepare(self, op: Op, g: Graph) -> dm.Copies:
         if len(op.inputs) != 2 or len(op.outputs) != 1:
             raise fail(op, "expects an input, a size and 1 output")
-        dm.check_int8_io(op, g, [0], [0])
+        dm.check_io(op, g, [0], [0], dm.INT8_16)
         shape = inp(op, g, 0).shape
         if len(shape) != 4:
             raise fail(op, f"rank {len(shape)} input (TFLM resizes rank-4 NHWC only)")

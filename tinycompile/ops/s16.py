@@ -69,10 +69,13 @@ class Requant64:
     ts: np.ndarray  # int32 total right shifts
 
 
-def requant(op: Op, g: Graph, out_c: int, mults: list[int], shifts: list[int]) -> Requant64:
-    """A 16x8 convolution's requantization (input and output already checked)."""
+def requant(
+    op: Op, g: Graph, out_c: int, mults: list[int], shifts: list[int], bias_index: int = 2
+) -> Requant64:
+    """A 16x8 convolution's requantization (input and output already checked); the bias is
+    input ``bias_index``."""
     lo, hi = activation_range(op, out(op, g))
-    b = conv_common.bias(op, g, out_c, dtype="int64")
+    b = conv_common.bias(op, g, out_c, index=bias_index, dtype="int64")
     pairs = [reduce_multiplier(op, m, s) for m, s in zip(mults, shifts, strict=True)]
     return Requant64(
         lo,

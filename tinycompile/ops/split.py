@@ -1,9 +1,9 @@
-"""SPLIT and SPLIT_V (int8), as TFLM's split.cc and split_v.cc: output k is the k-th block of the
-input along the (constant) axis; bytes move, nothing is requantized. One ``tc_copy_s8`` call per
-output (firmware/kernels/tc_copy.c), loops from ``datamove``; outputs never read still get their
-bytes (the planner places every output of an op at its step). SPLIT splits evenly in
-``num_splits`` (its inputs: axis, then data); SPLIT_V in the constant ``size_splits`` (one may be
--1: the rest; its inputs: data, size_splits, axis).
+"""SPLIT and SPLIT_V (int8 and int16), as TFLM's split.cc and split_v.cc: output k is the k-th block
+of the input along the (constant) axis; bytes move, nothing is requantized. One ``tc_copy_s8`` call
+per output (firmware/kernels/tc_copy.c), loops from ``datamove``; outputs never read still get their
+bytes (the planner places every output of an op at its step). SPLIT splits evenly in ``num_splits``
+(its inputs: axis, then data); SPLIT_V in the constant ``size_splits`` (one may be -1: the rest; its
+inputs: data, size_splits, axis).
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ def _sizes(op: Op, g: Graph, n: int) -> list[int]:
 @register
 class SplitOp(dm.CopyOperator):
     kinds = ("SPLIT", "SPLIT_V")
+    int16 = True  # int8 or int16 elements (16x8), moved alike
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         return {"num_splits": int(options.get("num_splits", 0))}
@@ -52,7 +53,7 @@ class SplitOp(dm.CopyOperator):
         data = 0 if op.kind == "SPLIT_V" else 1
         if len(op.inputs) != (3 if op.kind == "SPLIT_V" else 2) or not op.outputs:
             raise fail(op, "unexpected inputs or outputs")
-        dm.check_int8_io(op, g, [data], list(range(len(op.outputs))))
+        dm.check_io(op, g, [data], list(range(len(op.outputs))), dm.INT8_16)
         shape = g.t(op.inputs[data]).shape
         axis = _axis(op, g, 2 if op.kind == "SPLIT_V" else 0, len(shape))
         n = shape[axis]

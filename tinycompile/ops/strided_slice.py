@@ -1,6 +1,6 @@
-"""STRIDED_SLICE and SLICE (int8), as TFLM's strided_slice.cc and slice.cc: bytes move, nothing
-is requantized. The constant begin/end/strides (or begin/size) become compile-time copy loops
-(``datamove``) of ``tc_copy_s8`` (firmware/kernels/tc_copy.c); negative strides walk the input
+"""STRIDED_SLICE and SLICE (int8 and int16), as TFLM's strided_slice.cc and slice.cc: bytes move,
+nothing is requantized. The constant begin/end/strides (or begin/size) become compile-time copy
+loops (``datamove``) of ``tc_copy_s8`` (firmware/kernels/tc_copy.c); negative strides walk the input
 backwards.
 
 STRIDED_SLICE follows TFLM's ``StridedSliceStartForAxis`` / ``StridedSliceEndForAxis``
@@ -88,6 +88,7 @@ def _views(op: Op, g: Graph) -> tuple[list[range], list[int]]:
 @register
 class StridedSliceOp(dm.CopyOperator):
     kinds = ("STRIDED_SLICE", "SLICE")
+    int16 = True  # int8 or int16 elements (16x8), moved alike
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         if kind == "SLICE":
@@ -101,7 +102,7 @@ class StridedSliceOp(dm.CopyOperator):
         n_in = 4 if op.kind == "STRIDED_SLICE" else 3
         if len(op.inputs) != n_in or len(op.outputs) != 1:
             raise fail(op, f"expects {n_in} inputs and 1 output")
-        dm.check_int8_io(op, g, [0], [0])
+        dm.check_io(op, g, [0], [0], dm.INT8_16)
         ranges, out_shape = _views(op, g)
         dm.check_shape(op, g, 0, out_shape)
         st = dm.strides(inp(op, g, 0).shape)

@@ -1,5 +1,5 @@
-"""UNPACK (int8), as TFLM's unpack.cc: output k is the input's slice k along ``axis``, that dim
-removed; bytes move, nothing is requantized. One ``tc_copy_s8`` call per output
+"""UNPACK (int8 and int16), as TFLM's unpack.cc: output k is the input's slice k along ``axis``,
+that dim removed; bytes move, nothing is requantized. One ``tc_copy_s8`` call per output
 (firmware/kernels/tc_copy.c), loops from ``datamove``.
 """
 
@@ -17,6 +17,7 @@ from .common import inp
 @register
 class UnpackOp(dm.CopyOperator):
     kinds = ("UNPACK",)
+    int16 = True  # int8 or int16 elements (16x8), moved alike
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         return {"num": int(options.get("num", 0)), "axis": int(options.get("axis", 0))}
@@ -24,7 +25,7 @@ class UnpackOp(dm.CopyOperator):
     def prepare(self, op: Op, g: Graph) -> dm.Copies:
         if len(op.inputs) != 1 or not op.outputs:
             raise fail(op, "expects 1 input and at least 1 output")
-        dm.check_int8_io(op, g, [0], list(range(len(op.outputs))))
+        dm.check_io(op, g, [0], list(range(len(op.outputs))), dm.INT8_16)
         shape = inp(op, g, 0).shape
         rank = len(shape)
         axis = op.attrs.get("axis", 0)

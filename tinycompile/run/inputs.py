@@ -25,6 +25,15 @@ class UserInputs:
     warnings: list[str] = field(default_factory=list)  # data that is likely not what was meant
 
 
+def shape_input_of(g: Graph, tid: int) -> tuple[int, ...] | None:
+    """The output shape of the TRANSPOSE_CONV reading graph input ``tid`` as its output_shape
+    (input 0), or None when it is not such an input."""
+    for op in g.ops:
+        if op.kind == "TRANSPOSE_CONV" and op.inputs and op.inputs[0] == tid:
+            return tuple(g.t(op.outputs[0]).shape)
+    return None
+
+
 def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
     """Random inputs (IR batches of ``n`` samples): uniform int8 or int16 codes, or for float
     and int32 inputs, values spanning the range of the quantization that follows them (so
@@ -49,6 +58,10 @@ def make_inputs(g: Graph, n: int = 20, seed: int = 0) -> list[np.ndarray]:
                     lo = q.s * (RANGES[qt][0] - q.zp)
                     hi = q.s * (RANGES[qt][1] - q.zp)
             xs.append(rng.uniform(lo, hi, size=shape).astype(np.float32))
+        elif t.dtype == "int32" and shape_input_of(g, tid) is not None:
+            # TRANSPOSE_CONV's output_shape fed at run time (never read): the static shape
+            want = np.array(shape_input_of(g, tid), np.int32)
+            xs.append(np.tile(want, n).reshape(shape))
         else:
             raise CompileError(f"cannot make random inputs of type {t.dtype}")
     return xs
