@@ -17,6 +17,7 @@ TYPES = {
     "int32": tflite.TensorType.INT32,
     "int64": tflite.TensorType.INT64,
     "float32": tflite.TensorType.FLOAT32,
+    "bool": tflite.TensorType.BOOL,
 }
 
 

@@ -23,7 +23,7 @@ from ..paths import FIRMWARE_DIR as FIRMWARE
 from ..paths import TEMPLATES_DIR as TEMPLATES
 from ..pipeline import Plan
 
-DTYPE_CODES = {"int8": 1, "uint8": 2, "int16": 3, "int32": 4, "float32": 5}
+DTYPE_CODES = {"int8": 1, "uint8": 2, "int16": 3, "int32": 4, "float32": 5, "bool": 6}
 _SAFE = re.compile(r"[^A-Za-z0-9_.:;,=+\- ()\[\]]")
 
 

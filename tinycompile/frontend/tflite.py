@@ -28,6 +28,7 @@ _TYPES = {
     tflite.TensorType.UINT8: "uint8",
     tflite.TensorType.INT16: "int16",
     tflite.TensorType.INT64: "int64",
+    tflite.TensorType.BOOL: "bool",
 }
 _TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 _OP_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}

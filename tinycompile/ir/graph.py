@@ -11,7 +11,15 @@ from typing import Any
 
 import numpy as np
 
-DTYPE_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4}
+DTYPE_BYTES = {
+    "int8": 1,
+    "uint8": 1,
+    "int16": 2,
+    "int32": 4,
+    "int64": 8,
+    "float32": 4,
+    "bool": 1,  # TFLite's BOOL: one byte, 0 or 1
+}
 CTYPES = {
     "int8": "int8_t",
     "uint8": "uint8_t",
@@ -19,6 +27,7 @@ CTYPES = {
     "int32": "int32_t",
     "int64": "int64_t",
     "float32": "float",
+    "bool": "uint8_t",
 }
 
 

@@ -22,7 +22,13 @@ from ..errors import CompileError
 from ..ir import Graph, Port, Tensor
 
 RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
-NP = {"int8": np.int8, "uint8": np.uint8, "int16": np.int16, "float32": np.float32}
+NP = {
+    "int8": np.int8,
+    "uint8": np.uint8,
+    "int16": np.int16,
+    "float32": np.float32,
+    "bool": np.bool_,
+}
 
 
 # ---------------------------------------------------------------------------- the IR batch
