@@ -13,6 +13,8 @@ keepdims; ``tf.reduce_all`` of a comparison (bool output).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .common import save, to_int8_tflite
 from .ops_elementwise import OUT, _fn, rep
 from .tflite_writer import Node, T, write
@@ -159,12 +161,134 @@ def reduce_models() -> dict[str, bytes]:
     return m
 
 
+def _reducer(b) -> int:
+    import tflite
+
+    tflite.ReducerOptionsStart(b)
+    tflite.ReducerOptionsAddKeepDims(b, False)
+    return tflite.ReducerOptionsEnd(b)
+
+
+def _shape_opts(b) -> int:
+    import tflite
+
+    tflite.ShapeOptionsStart(b)
+    tflite.ShapeOptionsAddOutType(b, tflite.TensorType.INT32)
+    return tflite.ShapeOptionsEnd(b)
+
+
+def fill_models() -> dict[str, bytes]:
+    """FILL, ZEROS_LIKE, SHAPE, BROADCAST_ARGS (the converter folds them all: written here),
+    folded where a later op reads them and run where they are graph outputs; BROADCAST_TO and
+    CAST from the converter."""
+    import tensorflow as tf
+
+    q = (0.05, -3)
+    i32 = np.int32
+    m: dict[str, bytes] = {}
+    m["fill_const_folded"] = write(  # max(x, fill(value)) with the FILL folded
+        [
+            T("x", (1, 4, 6), quant=q),
+            T("dims", (3,), "int32", data=np.array([1, 4, 6], i32)),
+            T("v", (), quant=q, data=np.array(12, np.int8)),
+            T("f", (1, 4, 6), quant=q),
+            T("y", (1, 4, 6), quant=q),
+        ],
+        [Node("FILL", [1, 2], [3]), Node("MAXIMUM", [0, 3], [4])],
+        [0],
+        [4],
+    )
+    m["fill_activation"] = write(  # the value is the input's maximum: FILL runs
+        [
+            T("x", (1, 4, 6), quant=q),
+            T("axes", (3,), "int32", data=np.array([0, 1, 2], i32)),
+            T("mx", (), quant=q),
+            T("dims", (2,), "int32", data=np.array([3, 5], i32)),
+            T("f", (3, 5), quant=q),
+        ],
+        [
+            Node("REDUCE_MAX", [0, 1], [2], "ReducerOptions", _reducer),
+            Node("FILL", [3, 2], [4]),
+        ],
+        [0],
+        [4],
+    )
+    m["zeros_like"] = write(  # folded (into MAXIMUM) and run (a graph output)
+        [
+            T("x", (1, 4, 6), quant=q),
+            T("z", (1, 4, 6), quant=q),
+            T("y", (1, 4, 6), quant=q),
+            T("z2", (1, 4, 6), quant=q),
+        ],
+        [
+            Node("ZEROS_LIKE", [0], [1]),
+            Node("MAXIMUM", [0, 1], [2]),
+            Node("ZEROS_LIKE", [2], [3]),
+        ],
+        [0],
+        [2, 3],
+    )
+    m["shape_bcast_args"] = write(  # int32 graph outputs of constant values
+        [
+            T("x", (1, 4, 6), quant=q),
+            T("y", (5, 1, 1), quant=q),
+            T("sx", (3,), "int32"),
+            T("sy", (3,), "int32"),
+            T("b", (3,), "int32"),
+        ],
+        [
+            Node("SHAPE", [0], [2], "ShapeOptions", _shape_opts),
+            Node("SHAPE", [1], [3], "ShapeOptions", _shape_opts),
+            Node("BROADCAST_ARGS", [2, 3], [4]),
+        ],
+        [0, 1],
+        [2, 4],
+    )
+    m["broadcast_to_bool"] = write(  # a bool row broadcast over rows
+        [
+            T("x", (1, 1, 6), quant=q),
+            T("y", (1, 1, 6), quant=(0.08, 4)),
+            T("c", (1, 1, 6), "bool"),
+            T("shape", (3,), "int32", data=np.array([1, 4, 6], i32)),
+            T("o", (1, 4, 6), "bool"),
+        ],
+        [Node("GREATER", [0, 1], [2]), Node("BROADCAST_TO", [2, 3], [4])],
+        [0, 1],
+        [4],
+    )
+    m["broadcast_to_rows"] = to_int8_tflite(
+        _fn([(1, 1, 5)], lambda x: tf.broadcast_to(x, [1, 4, 5])),
+        rep([((1, 5), 0.0, 1.0)], seed=230),
+    )
+    m["broadcast_to_rank4"] = to_int8_tflite(
+        _fn([(1, 3, 1, 4)], lambda x: tf.broadcast_to(x, [2, 3, 5, 4])),
+        rep([((3, 1, 4), 0.0, 1.0)], seed=231),
+    )
+    # CAST: bool -> float32 (a mask), int32 -> float32 (an index), float32 -> int32 -> float32
+    m["cast_mask"] = to_int8_tflite(
+        _fn([(1, 4, 5), (1, 4, 5)], lambda x, y: tf.cast(x > y, tf.float32) * x),
+        rep([((4, 5), 0.0, 1.0), ((4, 5), 0.0, 1.0)], seed=232),
+    )
+    m["cast_index"] = to_int8_tflite(
+        _fn(
+            [(1, 6, 7)], lambda x: tf.cast(tf.math.argmax(x, -1, output_type=tf.int32), tf.float32)
+        ),
+        rep([((6, 7), 0.0, 1.0)], seed=233),
+    )
+    m["cast_trunc"] = to_int8_tflite(
+        _fn([(1, 4, 5)], lambda x: tf.cast(tf.cast(x * 10.0, tf.int32), tf.float32)),
+        rep([((4, 5), 0.0, 1.0)], seed=234),
+    )
+    return m
+
+
 def build() -> dict[str, bytes]:
     models: dict[str, bytes] = {}
     models.update(compare_models())
     models.update(written_models())
     models.update(logic_models())
     models.update(reduce_models())
+    models.update(fill_models())
     return models
 
 

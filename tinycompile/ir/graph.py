@@ -20,6 +20,8 @@ DTYPE_BYTES = {
     "float32": 4,
     "bool": 1,  # TFLite's BOOL: one byte, 0 or 1
 }
+# element type codes of the firmware's tensor descriptions (TC_INT8 ... in tc_types.h)
+DTYPE_CODES = {"int8": 1, "uint8": 2, "int16": 3, "int32": 4, "float32": 5, "bool": 6}
 CTYPES = {
     "int8": "int8_t",
     "uint8": "uint8_t",
