@@ -176,3 +176,21 @@ def test_fill_needs_constant_dims_equal_to_the_output() -> None:
     g.ops[1] = Op(1, "FILL", [4, 2], [3])
     with pytest.raises(CompileError, match=r"dims \[2, 3\] differ from the output"):
         lower(g)
+
+
+QEMU_CASES = [
+    (board, name)
+    for board in ("stm32f746", "samd21")
+    for name in ("cmp_not_equal_w", "select_mask", "sum_hw_keep", "cast_trunc", "shape_bcast_args")
+]
+
+
+@pytest.mark.parametrize("board,name", QEMU_CASES, ids=lambda v: v)
+def test_matches_tflm_on_cortex_m(board: str, name: str) -> None:
+    """Comparisons, logic, select, SUM, CAST and a folded SHAPE on the Cortex-M7 and the
+    Cortex-M0+ (QEMU), every layer compared with TFLM; bool and int32 graph outputs read back."""
+    from tinycompile import api
+
+    r = api.compare(OPS_DIR / f"{name}.tflite", board=board, n=8, layers=True)
+    assert r.layers, "no layer was compared"
+    assert r.ok, str(r)

@@ -71,7 +71,8 @@ def compare_models() -> dict[str, bytes]:
 
 def written_models() -> dict[str, bytes]:
     """What the converter does not write: int8 NOT_EQUAL (it keeps it in float) and
-    LOGICAL_NOT (it folds it into the comparison), both with bool graph outputs."""
+    LOGICAL_NOT (it folds it into the comparison), both with bool graph outputs; SELECT_V2 of
+    int16 values (a 16x8 converter run makes the comparison int16, which TFLM lacks)."""
     q = (0.05, -3)
     m: dict[str, bytes] = {}
     # x != maximum(x, y) holds exactly where x < y; z (another scale) broadcast along rows
@@ -93,6 +94,20 @@ def written_models() -> dict[str, bytes]:
         ],
         [0, 1, 5],
         [3, 4, 6],
+    )
+    # int16 values (16x8 quantization, zero point 0) chosen by an int8 comparison's bools
+    m["select16_w"] = write(
+        [
+            T("a", (1, 1, 6), quant=q),
+            T("b", (1, 1, 6), quant=(0.08, 4)),
+            T("c", (1, 1, 6), "bool"),
+            T("x", (1, 4, 6), "int16", quant=(0.001, 0)),
+            T("y", (1, 4, 6), "int16", quant=(0.001, 0)),
+            T("o", (1, 4, 6), "int16", quant=(0.001, 0)),
+        ],
+        [Node("GREATER", [0, 1], [2]), Node("SELECT_V2", [2, 3, 4], [5])],
+        [0, 1, 3, 4],
+        [5],
     )
     return m
 
