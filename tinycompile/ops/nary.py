@@ -1,7 +1,8 @@
-"""What the comparison, logical and select units share: numpy-style broadcasting of any number
-of inputs into one output (TFLM's ``BroadcastBinaryOpSimple`` and SELECT_V2's broadcast walk),
-merged at compile time into at most ``MAX_RANK`` loops with each input's element strides; the
-kernels walk them with ``tc_walk`` (firmware/kernels/tc_walk.h)."""
+"""Numpy-style broadcasting of any number of inputs into one output (TFLM's
+``BroadcastBinaryOpSimple`` and SELECT_V2's broadcast walk), merged at compile time into at most
+``MAX_RANK`` loops with each input's element strides: the loops of the comparison, logical and
+select units (their kernels walk them with ``tc_walk``, firmware/kernels/tc_walk.h) and of the
+binary elementwise units (``broadcast.broadcast_loops``)."""
 
 from __future__ import annotations
 
