@@ -194,3 +194,13 @@ def test_matches_tflm_on_cortex_m(board: str, name: str) -> None:
     r = api.compare(OPS_DIR / f"{name}.tflite", board=board, n=8, layers=True)
     assert r.layers, "no layer was compared"
     assert r.ok, str(r)
+
+
+def test_validate_reads_bool_outputs_over_the_protocol() -> None:
+    """`validate` (the serial protocol, a board build in QEMU) reads three bool graph outputs
+    back and compares them with TFLM."""
+    from tinycompile.validate import validate_on_emulator
+
+    rep = validate_on_emulator(str(OPS_DIR / "cmp_not_equal_w.tflite"), "stm32f407", n=3)
+    assert rep.ok, rep.summary()
+    assert len(rep.results) == 3
