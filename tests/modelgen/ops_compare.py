@@ -271,6 +271,24 @@ def fill_models() -> dict[str, bytes]:
         [0, 1],
         [4],
     )
+    m["cast_widen_w"] = write(  # int8 -> int16 -> int32 and bool -> int8, graph outputs
+        [
+            T("x", (1, 4, 6), quant=q),
+            T("y", (1, 4, 6), quant=(0.08, 4)),
+            T("w16", (1, 4, 6), "int16"),
+            T("w32", (1, 4, 6), "int32"),
+            T("c", (1, 4, 6), "bool"),
+            T("c8", (1, 4, 6), quant=(1.0, 0)),
+        ],
+        [
+            Node("CAST", [0], [2]),
+            Node("CAST", [2], [3]),
+            Node("GREATER", [0, 1], [4]),
+            Node("CAST", [4], [5]),
+        ],
+        [0, 1],
+        [2, 3, 5],
+    )
     m["broadcast_to_rows"] = to_int8_tflite(
         _fn([(1, 1, 5)], lambda x: tf.broadcast_to(x, [1, 4, 5])),
         rep([((1, 5), 0.0, 1.0)], seed=230),
