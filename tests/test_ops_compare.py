@@ -181,14 +181,24 @@ def test_fill_needs_constant_dims_equal_to_the_output() -> None:
 QEMU_CASES = [
     (board, name)
     for board in ("stm32f746", "samd21")
-    for name in ("cmp_not_equal_w", "select_mask", "sum_hw_keep", "cast_trunc", "shape_bcast_args")
+    for name in (
+        "cmp_not_equal_w",
+        "select_mask",
+        "sum_hw_keep",
+        "reduce_min_13",
+        "cast_trunc",
+        "shape_bcast_args",
+        "fill_activation",
+        "broadcast_to_bool",
+    )
 ]
 
 
 @pytest.mark.parametrize("board,name", QEMU_CASES, ids=lambda v: v)
 def test_matches_tflm_on_cortex_m(board: str, name: str) -> None:
-    """Comparisons, logic, select, SUM, CAST and a folded SHAPE on the Cortex-M7 and the
-    Cortex-M0+ (QEMU), every layer compared with TFLM; bool and int32 graph outputs read back."""
+    """Comparisons, logic, select, SUM, REDUCE_MIN, CAST, SHAPE / BROADCAST_ARGS, FILL and
+    BROADCAST_TO on the Cortex-M7 and the Cortex-M0+ (QEMU), every layer compared with TFLM;
+    bool and int32 graph outputs read back."""
     from tinycompile import api
 
     r = api.compare(OPS_DIR / f"{name}.tflite", board=board, n=8, layers=True)
