@@ -1,8 +1,10 @@
-/* tinycompile runtime: MEAN (int8 and int16). Kernel: firmware/kernels/tc_mean.c.
+/* tinycompile runtime: MEAN, SUM, REDUCE_MAX, REDUCE_MIN (int8), MEAN int16. Kernel:
+ * firmware/kernels/tc_mean.c.
  *
- * Semantics of TensorFlow Lite Micro's reference kernel (reduce_common.cc / reference/reduce.h,
- * QuantizedMeanOrSum); the multiplier, shift and loop description are computed at compile time
- * by tinycompile/ops/reduce.py. Written from the documented semantics, not copied.
+ * Semantics of TensorFlow Lite Micro's reference kernels (reduce_common.cc / reference/reduce.h,
+ * QuantizedMeanOrSum and ReduceGeneric); the multiplier, shift and loop description are
+ * computed at compile time by tinycompile/ops/mean.py. Written from the documented semantics,
+ * not copied.
  */
 #ifndef TC_MEAN_H
 #define TC_MEAN_H
@@ -30,7 +32,11 @@ typedef struct {
     int32_t shift;
 } tc_mean_params_t;
 
+/* MEAN, and SUM (the multiplier without 1/count). */
 void tc_mean_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out);
+/* REDUCE_MAX, REDUCE_MIN: the raw int8 values (count, zero points and multiplier unused). */
+void tc_reduce_max_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out);
+void tc_reduce_min_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out);
 
 /* 16x8: the same on int16 elements (zero points 0), saturated to int16, as TFLM's int16 MEAN. */
 void tc_mean_s16(const tc_mean_params_t *p, const int16_t *in, int16_t *out);

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-enum { TC_INT8 = 1, TC_UINT8 = 2, TC_INT16 = 3, TC_INT32 = 4, TC_FLOAT32 = 5 };
+enum { TC_INT8 = 1, TC_UINT8 = 2, TC_INT16 = 3, TC_INT32 = 4, TC_FLOAT32 = 5, TC_BOOL = 6 };
 
 typedef struct {
     uint32_t bytes;

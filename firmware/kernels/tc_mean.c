@@ -1,20 +1,29 @@
-/* tinycompile runtime: MEAN, int8 (tc_mean_s8) and int16 (tc_mean_s16, 16x8); see tc_mean.h.
+/* tinycompile runtime: MEAN and SUM, REDUCE_MAX and REDUCE_MIN, int8 (tc_mean_s8,
+ * tc_reduce_max_s8, tc_reduce_min_s8), and MEAN int16 (tc_mean_s16, 16x8); see tc_mean.h.
  *
- * Matches TensorFlow Lite Micro's reference QuantizedMeanOrSum (reference/reduce.h, the path
- * TFLM takes for int8 MEAN even when input and output quantization are equal): int32 sum over
- * the reduced axes (wrapping like TFLM), minus in_zp * count, rescaled by tc_requant with 1/count
- * folded into the multiplier, plus out_zp, saturated to int8. TFLM's int16 MEAN is the same
- * template on int16_t (int32 sum, saturated to int16): one driver serves both. No fast paths.
+ * MEAN and SUM match TensorFlow Lite Micro's reference QuantizedMeanOrSum (reference/reduce.h,
+ * the path TFLM takes for int8 MEAN even when input and output quantization are equal, and for
+ * int8 SUM): int32 sum over the reduced axes (wrapping like TFLM), minus in_zp * count,
+ * rescaled by tc_requant (MEAN: 1/count folded into the multiplier), plus out_zp, saturated to
+ * int8. TFLM's int16 MEAN is the same template on int16_t (int32 sum, saturated to int16).
+ * REDUCE_MAX / REDUCE_MIN match reduce_common.cc's EvalMinMaxHelper (ReduceGeneric on the raw
+ * int8 values; TFLM requires input and output quantization to be equal). One walk over the
+ * reduced axes serves all of them. No fast paths.
  */
 #include <stdint.h>
 
 #include "tc_mean.h"
 #include "tc_qmath.h"
 
-/* Sum of the reduced elements starting at `in` (int32 with wrap-around, like TFLM). */
-static int32_t tc_mean_sum(const tc_mean_params_t *p, const int8_t *in8, const int16_t *in16)
+enum { TC_REDUCE_SUM = 0, TC_REDUCE_MAX = 1, TC_REDUCE_MIN = 2 };
+
+/* The reduced elements starting at in8 (int8) or in16 (int16: sums only) folded by `mode`:
+ * their sum (int32 with wrap-around, like TFLM), maximum or minimum. */
+static int32_t tc_reduce_fold(const tc_mean_params_t *p, const int8_t *in8, const int16_t *in16,
+                              int mode)
 {
     uint32_t acc = 0;
+    int32_t best = mode == TC_REDUCE_MAX ? -128 : 127;
     int32_t idx[TC_MEAN_MAX_DIMS];
     int32_t off = 0;
     int32_t inner;
@@ -38,15 +47,25 @@ static int32_t tc_mean_sum(const tc_mean_params_t *p, const int8_t *in8, const i
         idx[d] = 0;
     }
     for (r = 0; r < rows; ++r) {
-        if (in8 != 0) {
+        if (in8 == 0) {
+            const int16_t *src = in16 + off;
+            for (i = 0; i < inner; ++i) {
+                acc += (uint32_t)(int32_t)src[i * inner_stride];
+            }
+        } else if (mode == TC_REDUCE_SUM) {
             const int8_t *src = in8 + off;
             for (i = 0; i < inner; ++i) {
                 acc += (uint32_t)(int32_t)src[i * inner_stride];
             }
-        } else {
-            const int16_t *src = in16 + off;
+        } else if (mode == TC_REDUCE_MAX) {
+            const int8_t *src = in8 + off;
             for (i = 0; i < inner; ++i) {
-                acc += (uint32_t)(int32_t)src[i * inner_stride];
+                best = src[i * inner_stride] > best ? src[i * inner_stride] : best;
+            }
+        } else {
+            const int8_t *src = in8 + off;
+            for (i = 0; i < inner; ++i) {
+                best = src[i * inner_stride] < best ? src[i * inner_stride] : best;
             }
         }
         for (d = n - 2; d >= 0; --d) {
@@ -58,12 +77,12 @@ static int32_t tc_mean_sum(const tc_mean_params_t *p, const int8_t *in8, const i
             idx[d] = 0;
         }
     }
-    return (int32_t)acc;
+    return mode == TC_REDUCE_SUM ? (int32_t)acc : best;
 }
 
-/* One of in8/in16 and out8/out16 is given (the element type). */
-static void tc_mean_run(const tc_mean_params_t *p, const int8_t *in8, const int16_t *in16,
-                        int8_t *out8, int16_t *out16)
+/* One of in8/in16 and out8/out16 is given (the element type; int16 for sums only). */
+static void tc_reduce_run(const tc_mean_params_t *p, const int8_t *in8, const int16_t *in16,
+                          int8_t *out8, int16_t *out16, int mode)
 {
     int32_t idx[TC_MEAN_MAX_DIMS];
     int32_t off = 0;
@@ -75,9 +94,11 @@ static void tc_mean_run(const tc_mean_params_t *p, const int8_t *in8, const int1
         idx[d] = 0;
     }
     for (o = 0; o < p->out_size; ++o) {
-        int32_t sum = tc_mean_sum(p, in8 != 0 ? in8 + off : 0, in8 != 0 ? 0 : in16 + off);
-        int32_t shifted = (int32_t)((uint32_t)sum - (uint32_t)(p->in_zp * p->count));
-        int32_t v = tc_requant(shifted, p->multiplier, p->shift) + p->out_zp;
+        int32_t v = tc_reduce_fold(p, in8 != 0 ? in8 + off : 0, in8 != 0 ? 0 : in16 + off, mode);
+        if (mode == TC_REDUCE_SUM) {
+            int32_t shifted = (int32_t)((uint32_t)v - (uint32_t)(p->in_zp * p->count));
+            v = tc_requant(shifted, p->multiplier, p->shift) + p->out_zp;
+        }
         if (out8 != 0) {
             out8[o] = (int8_t)tc_clamp(v, -128, 127);
         } else {
@@ -96,10 +117,20 @@ static void tc_mean_run(const tc_mean_params_t *p, const int8_t *in8, const int1
 
 void tc_mean_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out)
 {
-    tc_mean_run(p, in, 0, out, 0);
+    tc_reduce_run(p, in, 0, out, 0, TC_REDUCE_SUM);
 }
 
 void tc_mean_s16(const tc_mean_params_t *p, const int16_t *in, int16_t *out)
 {
-    tc_mean_run(p, 0, in, 0, out);
+    tc_reduce_run(p, 0, in, 0, out, TC_REDUCE_SUM);
+}
+
+void tc_reduce_max_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out)
+{
+    tc_reduce_run(p, in, 0, out, 0, TC_REDUCE_MAX);
+}
+
+void tc_reduce_min_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out)
+{
+    tc_reduce_run(p, in, 0, out, 0, TC_REDUCE_MIN);
 }

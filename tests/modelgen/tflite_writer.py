@@ -19,6 +19,7 @@ TYPES = {
     "float32": tflite.TensorType.FLOAT32,
     "uint32": tflite.TensorType.UINT32,
     "uint64": tflite.TensorType.UINT64,
+    "bool": tflite.TensorType.BOOL,
 }
 
 

@@ -31,6 +31,7 @@ _TYPES = {
     tflite.TensorType.INT64: "int64",
     tflite.TensorType.UINT32: "uint32",  # TFLM's signal library (audio front ends)
     tflite.TensorType.UINT64: "uint64",
+    tflite.TensorType.BOOL: "bool",
 }
 _TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 _OP_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}

@@ -20,7 +20,10 @@ DTYPE_BYTES = {
     "float32": 4,
     "uint32": 4,  # TFLM's signal library (energies, filter bank channels)
     "uint64": 8,
+    "bool": 1,  # TFLite's BOOL: one byte, 0 or 1
 }
+# element type codes of the firmware's tensor descriptions (TC_INT8 ... in tc_types.h)
+DTYPE_CODES = {"int8": 1, "uint8": 2, "int16": 3, "int32": 4, "float32": 5, "bool": 6}
 CTYPES = {
     "int8": "int8_t",
     "uint8": "uint8_t",
@@ -30,6 +33,7 @@ CTYPES = {
     "float32": "float",
     "uint32": "uint32_t",
     "uint64": "uint64_t",
+    "bool": "uint8_t",
 }
 
 

@@ -1,5 +1,6 @@
 """Structural checks on a graph: single assignment, order, dtypes of graph inputs/outputs
-(int8, int16 or float32; outputs may also be int32, the indices of ARG_MAX / ARG_MIN).
+(int8, int16 or float32; outputs may also be int32, the indices of ARG_MAX / ARG_MIN, or bool,
+the results of comparisons and logical operators).
 
 Float activations are refused here; int16 activations (16x8 quantization) are each operator
 unit's business (``Operator.int16``: units that do not handle them are refused by the ops stage
@@ -76,10 +77,12 @@ def problems(
             continue  # requantized by QUANTIZE (int32 -> int8 / int16), as TFLM allows
         if t.dtype == "int32" and _only_output_shape(g, tid):
             continue  # TRANSPOSE_CONV's output_shape fed at run time, never read (as TFLM)
+        if t.dtype == "bool" and tid in g.outputs and tid not in g.inputs:
+            continue  # a comparison's or logical operator's result
         out.append(
             CompileError(
                 f"graph input/output tensor {tid} is {t.dtype}; only int8, int16 and float32"
-                " are supported (and int32 outputs, int32 inputs read by QUANTIZE only)"
+                " are supported (and int32 or bool outputs, int32 inputs read by QUANTIZE only)"
             )
         )
     return out

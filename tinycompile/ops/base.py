@@ -140,6 +140,12 @@ class Operator:
     def lower(self, op: Op, g: Graph, d: Any, ctx: LowerCtx, choice: Choice) -> str:
         raise NotImplementedError
 
+    def fold(self, op: Op, g: Graph) -> list[np.ndarray] | None:
+        """The op's outputs when they are known at compile time (SHAPE, a FILL of a constant):
+        ``passes.fold`` makes them constants and nothing runs on the device. None: computed at
+        run time (the default). Refusals are ``prepare``'s: return None for what is wrong."""
+        return None
+
     def row_reach(self, op: Op, g: Graph, d: Any) -> tuple[Reach, ...] | None:
         """How an output row reads each activation input's rows, when the op can run one
         output row at a time in a streamed segment (``ops.rows``); None: it cannot."""
@@ -197,6 +203,8 @@ def load_all() -> dict[str, Operator]:
 NOT_IN_TFLM = {
     "TILE": "TFLM has no TILE kernel (its interpreter cannot load the model), so there is no "
     "reference to be bit-exact with",
+    "SELECT": "TFLM has no SELECT kernel (only SELECT_V2, which the converter writes when the "
+    "shapes broadcast)",
 }
 
 

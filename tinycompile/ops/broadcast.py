@@ -10,6 +10,7 @@ from ..ir import Graph, Op
 from . import s16
 from .base import Bands, Choice, LowerCtx, fail
 from .common import activation_range, inp, out, require_int8
+from .nary import nary_loops
 from .rows import Reach, row_view
 
 MAX_RANK = 6
@@ -24,34 +25,12 @@ def broadcast_loops(
     output, so flat indexing is exact), else ``(dims, stride_a, stride_b)``, outermost first,
     with element strides (0 where that input is broadcast along the loop).
     """
-    n = len(o)
     size = int(np.prod(o, dtype=np.int64)) if o else 1
     sa = int(np.prod(a, dtype=np.int64)) if a else 1
     sb = int(np.prod(b, dtype=np.int64)) if b else 1
     if sa == size and sb == size:
         return None
-    ea = (1,) * (n - len(a)) + tuple(a)
-    eb = (1,) * (n - len(b)) + tuple(b)
-    # Keep dims of extent > 1, each tagged with which input is broadcast along it.
-    kept = [(o[d], ea[d] == 1, eb[d] == 1) for d in range(n) if o[d] != 1]
-    merged: list[list] = []
-    for ext, ba, bb in kept:
-        if merged and merged[-1][1] == ba and merged[-1][2] == bb:
-            merged[-1][0] *= ext
-        else:
-            merged.append([ext, ba, bb])
-    if not merged:
-        merged = [[1, False, False]]
-    dims = [int(m[0]) for m in merged]
-    stride_a = [0] * len(dims)
-    stride_b = [0] * len(dims)
-    acc_a = acc_b = 1
-    for i in range(len(dims) - 1, -1, -1):
-        ext, ba, bb = merged[i]
-        stride_a[i] = 0 if ba else acc_a
-        stride_b[i] = 0 if bb else acc_b
-        acc_a *= 1 if ba else ext
-        acc_b *= 1 if bb else ext
+    dims, (stride_a, stride_b) = nary_loops([a, b], o)
     return dims, stride_a, stride_b
 
 

@@ -1,5 +1,5 @@
-"""MEAN (int8, and int16 in 16x8 models) over any constant set of axes, as TensorFlow Lite Micro
-computes it.
+"""The reduce family: MEAN, SUM, REDUCE_MAX and REDUCE_MIN (int8; MEAN int16 too, in 16x8
+models) over any constant set of axes, as TensorFlow Lite Micro computes them.
 
 TFLM's int8 MEAN (``EvalIntegerMean`` in reduce_common.cc) runs ``QuantizedMeanOrSum`` for
 every axis set and keep_dims: the multiplier of ``input_scale / output_scale`` is folded with
@@ -7,7 +7,12 @@ every axis set and keep_dims: the multiplier of ``input_scale / output_scale`` i
 ``sum - input_zero_point * count``. Older TFLM releases took a plain ``sum / count`` shortcut when
 input and output quantization were equal; the TFLM this project checks against does not (the
 ``mean_eqquant`` test model pins that). ``keep_dims`` changes only the output shape, not the
-bytes. The kernel is ``tc_mean_s8`` in firmware/kernels/tc_mean.c; TFLM's int16 MEAN is the same
+bytes. int8 SUM is the same ``QuantizedMeanOrSum`` without the 1/count (the multiplier of
+``input_scale / output_scale`` alone). REDUCE_MAX / REDUCE_MIN compare the raw int8 values
+(``ReduceGeneric``); TFLM requires input and output quantization to be equal, and so do we. The
+kernels are ``tc_mean_s8`` (MEAN, SUM), ``tc_reduce_max_s8`` and ``tc_reduce_min_s8`` in
+firmware/kernels/tc_mean.c, one walk over the axes for all. REDUCE_ALL (bool, TFLM's only type
+for it) is ``tc_reduce_min_s8`` on the bool bytes (0 or 1). TFLM's int16 MEAN is the same
 template on int16 (zero points 0, saturated to int16): ``tc_mean_s16``.
 """
 
@@ -92,10 +97,19 @@ class Mean(Prepared):
     shift: int
 
 
+FUNCS = {
+    "MEAN": "tc_mean_s8",
+    "SUM": "tc_mean_s8",
+    "REDUCE_MAX": "tc_reduce_max_s8",
+    "REDUCE_MIN": "tc_reduce_min_s8",
+    "REDUCE_ALL": "tc_reduce_min_s8",  # bool bytes are 0 or 1: all() is their minimum
+}
+
+
 @register
 class MeanOp(Operator):
-    kinds = ("MEAN",)
-    int16 = True  # 16x8
+    kinds = tuple(FUNCS)
+    int16 = True  # MEAN in 16x8 models; the others refuse int16 in prepare
 
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         return {"keep_dims": bool(options.get("keep_dims", False))}
@@ -103,11 +117,14 @@ class MeanOp(Operator):
     def prepare(self, op: Op, g: Graph) -> Mean:
         if len(op.inputs) != 2 or len(op.outputs) != 1 or -1 in op.inputs:
             raise fail(op, "expects an input, an axis tensor and 1 output")
-        if is_int16(op, g):
+        x, o = inp(op, g, 0), out(op, g)
+        if op.kind == "REDUCE_ALL":
+            if x.dtype != "bool" or o.dtype != "bool":
+                raise fail(op, f"{x.dtype} -> {o.dtype} is not supported (TFLM: bool only)")
+        elif op.kind == "MEAN" and is_int16(op, g):
             require_int16(op, g, [op.inputs[0], op.outputs[0]])
         else:
             require_int8(op, g, [op.inputs[0], op.outputs[0]])
-        x, o = inp(op, g, 0), out(op, g)
         if len(x.shape) > MAX_RANK:
             raise fail(op, f"rank above {MAX_RANK} is not supported")
         axes = resolve_axes(op, g)
@@ -117,7 +134,19 @@ class MeanOp(Operator):
         if x.size == 0:
             raise fail(op, "empty input tensor")
         kept, red, count = mean_loops(x.shape, axes)
-        m, s = mean_multiplier(x.quant.s, o.quant.s, count)
+        if op.kind == "REDUCE_ALL":
+            m, s = 0, 0
+        elif op.kind in ("REDUCE_MAX", "REDUCE_MIN"):
+            if x.quant.s != o.quant.s or x.quant.zp != o.quant.zp:
+                raise fail(op, "input and output quantization differ (TFLM requires them equal)")
+            m, s = 0, 0
+        elif op.kind == "SUM":
+            try:
+                m, s = quantize_multiplier(x.quant.s / o.quant.s)
+            except ValueError as e:
+                raise fail(op, str(e)) from None
+        else:
+            m, s = mean_multiplier(x.quant.s, o.quant.s, count)
         return Mean(
             macs=x.size, kept=tuple(kept), red=tuple(red), count=count, multiplier=m, shift=s
         )
@@ -139,10 +168,13 @@ class MeanOp(Operator):
                 "red_dims": arr("red_dims", [r[0] for r in d.red]),
                 "red_strides": arr("red_strides", [r[1] for r in d.red]),
                 "count": d.count,
-                "in_zp": x.quant.zp,
-                "out_zp": o.quant.zp,
+                "in_zp": x.quant.zp if x.quant is not None else 0,
+                "out_zp": o.quant.zp if o.quant is not None else 0,
                 "multiplier": d.multiplier,
                 "shift": d.shift,
             },
         )
-        return io_call("tc_mean_s16" if x.dtype == "int16" else "tc_mean_s8", op, ctx, p)
+        if op.kind == "REDUCE_ALL":  # bool bytes through the int8 kernel
+            src, dst = ctx.ptr(op.inputs[0]), ctx.ptr(op.outputs[0], const=False)
+            return f"{FUNCS[op.kind]}({p}, (const int8_t *){src}, (int8_t *){dst});"
+        return io_call("tc_mean_s16" if x.dtype == "int16" else FUNCS[op.kind], op, ctx, p)

@@ -23,6 +23,7 @@ NP_DTYPES = {
     "int16": np.int16,
     "int32": np.int32,
     "float32": np.float32,
+    "bool": np.bool_,
 }
 
 
