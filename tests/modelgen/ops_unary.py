@@ -1,0 +1,55 @@
+"""Generate the elementwise unary and arithmetic test models (ABS, ELU, DIV, ADD_N, CUMSUM) into
+tests/models/ops/.
+
+Run from the repository root: ``python -m tests.modelgen.ops_unary`` (needs TensorFlow for the
+converted ones). The converter makes int8 ABS and DIV; it leaves ELU, ADD_N and CUMSUM in float
+(DEQUANTIZE / op / QUANTIZE), so their int8 models, which TFLM runs, are written directly
+(``tflite_writer``). Scales and zero points differ between input and output so that every
+rescaling path runs.
+"""
+
+from __future__ import annotations
+
+from .common import MODELS_DIR, save
+from .tflite_writer import Node, T, write
+
+OUT = MODELS_DIR / "ops"
+SHAPE = (1, 8, 8, 4)  # 256 elements
+
+
+def _unary(kind: str, q_in, q_out, shape=SHAPE) -> bytes:
+    return write([T("x", shape, quant=q_in), T("y", shape, quant=q_out)], [Node(kind, [0], [1])],
+                 [0], [1])  # fmt: skip
+
+
+def _converted() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    from .ops_activations import convert
+
+    return {
+        "unary_abs": convert(tf.abs, SHAPE[1:], -3.0, 2.0),
+        "div_int8": convert(lambda x: x / (tf.abs(x) + 0.75), SHAPE[1:], -2.0, 3.0),
+    }
+
+
+def written() -> dict[str, bytes]:
+    """The models made without the converter."""
+    return {
+        "unary_abs_rescale": _unary("ABS", (0.05, 10), (0.03, -128)),
+        "unary_abs_same_scale": _unary("ABS", (0.04, -5), (0.04, -128), (1, 5, 7, 3)),
+        "unary_elu": _unary("ELU", (0.03, 20), (0.025, -60)),
+        "unary_elu_wide": _unary("ELU", (0.1, -10), (0.058, -111), (1, 3, 33)),
+    }
+
+
+def main() -> None:
+    models = written()
+    models.update(_converted())
+    for name, data in models.items():
+        p = save(name, data, OUT)
+        print(f"{p.relative_to(MODELS_DIR.parent.parent)}: {len(data)} bytes")
+
+
+if __name__ == "__main__":
+    main()
