@@ -47,8 +47,30 @@ def mirror_pads() -> dict[str, bytes]:
     }
 
 
+def batch_spaces() -> dict[str, bytes]:
+    import tensorflow as tf
+
+    stb, bts = tf.space_to_batch_nd, tf.batch_to_space
+    w = np.random.default_rng(87).normal(0, 0.4, (3, 3, 4, 6)).astype(np.float32)
+
+    def dilated(x):
+        """What older converters emit for a dilation-2 VALID convolution: SPACE_TO_BATCH_ND,
+        CONV_2D, BATCH_TO_SPACE_ND (the crops trim what the blocks add)."""
+        y = tf.nn.conv2d(stb(x, [2, 2], [[0, 0], [0, 0]]), w, 1, "VALID")
+        return bts(tf.nn.relu(y), [2, 2], [[0, 1], [1, 0]])
+
+    return {
+        "space_to_batch": _model([(1, 6, 8, 3)], lambda x: stb(x, [2, 2], [[0, 0], [0, 0]]), 88),
+        "space_to_batch_rank3": _model([(1, 9, 5)], lambda x: stb(x, [3], [[0, 0]]), 89, 0.5),
+        "batch_to_space_crop": _model(
+            [(4, 3, 5, 2)], lambda x: bts(x, [2, 2], [[1, 0], [0, 2]]), 90, -0.4, 1.5
+        ),
+        "batch_to_space_dilated_conv": _model([(1, 12, 14, 4)], dilated, 91),
+    }
+
+
 def main() -> None:
-    models = {**reverses(), **mirror_pads()}
+    models = {**reverses(), **mirror_pads(), **batch_spaces()}
     for name, data in models.items():
         p = save(name, data, OUT)
         print(f"{p.relative_to(MODELS_DIR.parent.parent)}: {len(data)} bytes")
