@@ -10,6 +10,9 @@ rescaling path runs.
 
 from __future__ import annotations
 
+import numpy as np
+import tflite
+
 from .common import MODELS_DIR, save
 from .tflite_writer import Node, T, write
 
@@ -33,9 +36,29 @@ def _converted() -> dict[str, bytes]:
     }
 
 
+def _div_options(act: int):
+    def w(b) -> int:
+        tflite.DivOptionsStart(b)
+        tflite.DivOptionsAddFusedActivationFunction(b, act)
+        return tflite.DivOptionsEnd(b)
+
+    return w
+
+
+def _div(a_shape, b_shape, qa, qb, qo, act: int = 0) -> bytes:
+    o_shape = tuple(np.broadcast_shapes(a_shape, b_shape))
+    ts = [T("a", a_shape, quant=qa), T("b", b_shape, quant=qb), T("y", o_shape, quant=qo)]
+    return write(ts, [Node("DIV", [0, 1], [2], "DivOptions", _div_options(act))], [0, 1], [2])
+
+
 def written() -> dict[str, bytes]:
     """The models made without the converter."""
     return {
+        # broadcast divisor per channel; random divisors hit the zero point too
+        "div_bcast": _div((1, 4, 5, 6), (1, 1, 1, 6), (0.05, 3), (0.03, -100), (0.02, 5)),
+        # small output multiplier: the final rounding shift exceeds 31 (TFLM's x86 behaviour)
+        "div_small_mult": _div((1, 6, 7, 3), (1, 6, 7, 3), (0.01, 0), (0.1, -128), (0.5, 0)),
+        "div_relu": _div((1, 5, 8), (1, 8), (0.04, -20), (0.02, 60), (0.03, -128), act=1),
         "unary_abs_rescale": _unary("ABS", (0.05, 10), (0.03, -128)),
         "unary_abs_same_scale": _unary("ABS", (0.04, -5), (0.04, -128), (1, 5, 7, 3)),
         "unary_elu": _unary("ELU", (0.03, 20), (0.025, -60)),
