@@ -51,9 +51,33 @@ def _div(a_shape, b_shape, qa, qb, qo, act: int = 0) -> bytes:
     return write(ts, [Node("DIV", [0, 1], [2], "DivOptions", _div_options(act))], [0, 1], [2])
 
 
+def _add_n(n: int, shape, q_in, q_out) -> bytes:
+    ts = [T(f"x{i}", shape, quant=q_in) for i in range(n)] + [T("y", shape, quant=q_out)]
+    return write(ts, [Node("ADD_N", list(range(n)), [n])], list(range(n)), [n])
+
+
+def _cumsum(shape, axis: int, q_in, q_out, exclusive: bool = False, reverse: bool = False):
+    def w(b) -> int:
+        tflite.CumsumOptionsStart(b)
+        tflite.CumsumOptionsAddExclusive(b, exclusive)
+        tflite.CumsumOptionsAddReverse(b, reverse)
+        return tflite.CumsumOptionsEnd(b)
+
+    ts = [T("x", shape, quant=q_in), T("axis", (), "int32", data=np.array(axis, np.int32)),
+          T("y", shape, quant=q_out)]  # fmt: skip
+    return write(ts, [Node("CUMSUM", [0, 1], [2], "CumsumOptions", w)], [0], [2])
+
+
 def written() -> dict[str, bytes]:
     """The models made without the converter."""
     return {
+        "add_n_3": _add_n(3, (1, 4, 5, 3), (0.05, 7), (0.1, -10)),
+        "add_n_2": _add_n(2, (1, 37), (0.02, -128), (0.04, -128)),
+        "add_n_6": _add_n(6, (2, 3, 7), (0.03, 20), (0.12, 0)),
+        "cumsum_axis1": _cumsum((1, 6, 5, 3), 1, (0.05, 3), (0.2, -5)),
+        "cumsum_excl_rev": _cumsum((1, 4, 9), -1, (0.04, -30), (0.15, -60), True, True),
+        "cumsum_rev": _cumsum((2, 5, 3), 0, (0.03, 10), (0.05, 0), reverse=True),
+        "cumsum_excl": _cumsum((1, 3, 4, 6), 3, (0.02, -128), (0.08, -128), exclusive=True),
         # broadcast divisor per channel; random divisors hit the zero point too
         "div_bcast": _div((1, 4, 5, 6), (1, 1, 1, 6), (0.05, 3), (0.03, -100), (0.02, 5)),
         # small output multiplier: the final rounding shift exceeds 31 (TFLM's x86 behaviour)
