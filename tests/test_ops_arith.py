@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import MODELS
+from test_ops_conv import test_matches_tflm_on_cortex_m as _qemu_case
 
 from tinycompile.frontend import load_model
 from tinycompile.ops import decode, load_all
@@ -49,3 +50,26 @@ def test_div_every_byte_pair_matches_tflm(name: str) -> None:
         want = [div_reference(int(u), int(v), f, d.inv, d.inv_shift)
                 for u, v in zip(got, bb.reshape(-1), strict=True)]  # fmt: skip
         assert np.array_equal(y, np.array(want, np.int8)), name
+
+
+# ------------------------------------------------------------ Cortex-M builds under QEMU
+
+H4_QEMU_MODELS = (  # one or two of each new unit (unary, arithmetic, data movement)
+    "div_small_mult",
+    "div_bcast",
+    "add_n_3",
+    "cumsum_excl_rev",
+    "unary_elu",
+    "unary_abs_rescale",
+    "mirror_pad_symmetric",
+    "reverse_hw",
+    "batch_to_space_dilated_conv",
+)
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize("board", ["stm32f746", "samd21"])
+@pytest.mark.parametrize("name", H4_QEMU_MODELS)
+def test_new_ops_match_tflm_on_cortex_m(board: str, name: str, tmp_path: Path) -> None:
+    """The Cortex-M7 and Cortex-M0+ builds under QEMU, every layer against TFLM."""
+    _qemu_case(board, name, tmp_path)
