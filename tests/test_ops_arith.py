@@ -61,6 +61,7 @@ H4_QEMU_MODELS = (  # one or two of each new unit (unary, arithmetic, moves)
     "cumsum_excl_rev",
     "unary_elu",
     "unary_abs_rescale",
+    "unary_abs16",
     "mirror_pad_symmetric",
     "reverse_hw",
     "batch_to_space_dilated_conv",

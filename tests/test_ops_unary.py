@@ -36,3 +36,16 @@ def test_float_only_operators_are_refused_with_the_reason(kind: str) -> None:
     with pytest.raises(CompileError, match=f"operator {kind} is not supported: TFLM runs {kind} "
                        "on float32 only"):  # fmt: skip
         unit_of(op)
+
+
+def test_int16_elu_refused() -> None:
+    import numpy as np
+
+    from tinycompile.ir import Graph, Quant, Tensor
+    from tinycompile.ops import load_all
+
+    q = Quant(np.array([0.001], np.float32), np.array([0], np.int64))
+    ts = [Tensor(0, "x", (1, 4), "int16", q), Tensor(1, "y", (1, 4), "int16", q)]
+    g = Graph("g", ts, [Op(0, "ELU", [0], [1])], [0], [1])
+    with pytest.raises(CompileError, match=r"int16 activations are not supported for ELU \(TFLM"):
+        load_all()["ELU"].prepare(g.ops[0], g)

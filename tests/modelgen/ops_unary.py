@@ -20,9 +20,9 @@ OUT = MODELS_DIR / "ops"
 SHAPE = (1, 8, 8, 4)  # 256 elements
 
 
-def _unary(kind: str, q_in, q_out, shape=SHAPE) -> bytes:
-    return write([T("x", shape, quant=q_in), T("y", shape, quant=q_out)], [Node(kind, [0], [1])],
-                 [0], [1])  # fmt: skip
+def _unary(kind: str, q_in, q_out, shape=SHAPE, dtype: str = "int8") -> bytes:
+    ts = [T("x", shape, dtype, quant=q_in), T("y", shape, dtype, quant=q_out)]
+    return write(ts, [Node(kind, [0], [1])], [0], [1])
 
 
 def _converted() -> dict[str, bytes]:
@@ -85,6 +85,8 @@ def written() -> dict[str, bytes]:
         "div_relu": _div((1, 5, 8), (1, 8), (0.04, -20), (0.02, 60), (0.03, -128), act=1),
         "unary_abs_rescale": _unary("ABS", (0.05, 10), (0.03, -128)),
         "unary_abs_same_scale": _unary("ABS", (0.04, -5), (0.04, -128), (1, 5, 7, 3)),
+        "unary_abs16": _unary("ABS", (0.001, 0), (0.0008, 0), (1, 6, 11), "int16"),
+        "unary_abs16_same": _unary("ABS", (0.0005, 0), (0.0005, 0), (1, 50), "int16"),
         "unary_elu": _unary("ELU", (0.03, 20), (0.025, -60)),
         "unary_elu_wide": _unary("ELU", (0.1, -10), (0.058, -111), (1, 3, 33)),
     }
