@@ -68,6 +68,8 @@ H4_QEMU_MODELS = (  # one or two of each new unit (unary, arithmetic, moves)
     "gather_nd_pixels",
     "embedding_lookup_argmax",
     "dus_runtime_start",
+    "reverse16",
+    "dus16",
 )
 
 

@@ -25,9 +25,10 @@ typedef struct {
     int32_t rank;               /* 1..6 */
     const int32_t *dims;        /* rank: the operand's (and output's) dims */
     const int32_t *update_dims; /* rank: the update's, each at most the operand's */
+    int32_t elem_bytes;         /* 1 (int8) or 2 (int16) */
 } tc_update_slice_params_t;
 
-/* out = operand with `update` written at the start indices, each clamped to
+/* out = operand (elements of elem_bytes bytes) with `update` written at the start indices, each clamped to
  * [0, dims[d] - update_dims[d]] as TFLM clamps them. May run in place (out == operand). */
 void tc_update_slice_s8(const tc_update_slice_params_t *p, const int8_t *operand,
                         const int8_t *update, const int32_t *start, int8_t *out);

@@ -1,4 +1,4 @@
-/* tinycompile runtime: EMBEDDING_LOOKUP and DYNAMIC_UPDATE_SLICE (int8 bytes, indices read at
+/* tinycompile runtime: EMBEDDING_LOOKUP (int8) and DYNAMIC_UPDATE_SLICE (int8, int16; indices read at
  * run time), matching TensorFlow Lite Micro's embedding_lookup.cc (EvalSimple: one table row
  * per id, an id outside the table fails Invoke) and dynamic_update_slice.cc (the operand
  * copied unless in place, start indices clamped into the operand, the update written row by
@@ -29,8 +29,8 @@ void tc_update_slice_s8(const tc_update_slice_params_t *p, const int8_t *operand
 {
     int32_t stride[TC_UPDATE_SLICE_MAX_DIMS];
     int32_t idx[TC_UPDATE_SLICE_MAX_DIMS];
-    int32_t size = 1;
-    int32_t update_size = 1;
+    int32_t size = p->elem_bytes; /* bytes */
+    int32_t update_size = p->elem_bytes;
     int32_t offset = 0;
     int32_t run;
     int32_t d;
@@ -57,7 +57,7 @@ void tc_update_slice_s8(const tc_update_slice_params_t *p, const int8_t *operand
         offset += s * stride[d];
         idx[d] = 0;
     }
-    run = p->update_dims[p->rank - 1];
+    run = p->update_dims[p->rank - 1] * p->elem_bytes;
     for (;;) {
         int32_t at = offset;
         for (d = 0; d < p->rank - 1; ++d) {

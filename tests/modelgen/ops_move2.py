@@ -125,6 +125,17 @@ def written() -> dict[str, bytes]:
             [Node("ARG_MAX", [0, 1], [2], "ArgMaxOptions", _argmax),
              Node("EMBEDDING_LOOKUP", [2, 3], [4])], [0], [4],
         ),
+        "reverse16": write(
+            [T("x", (1, 4, 6, 3), "int16", quant=(0.001, 0)), _i32("axis", [1, 2]),
+             T("y", (1, 4, 6, 3), "int16", quant=(0.001, 0))],
+            [Node("REVERSE_V2", [0, 1], [2])], [0], [2],
+        ),
+        "dus16": write(
+            [T("x", (1, 5, 6, 2), "int16", quant=(0.001, 0)),
+             T("u", (1, 3, 2, 2), "int16", quant=(0.001, 0)),
+             _i32("start", [0, 1, 3, 0]), T("y", (1, 5, 6, 2), "int16", quant=(0.001, 0))],
+            [Node("DYNAMIC_UPDATE_SLICE", [0, 1, 2], [3])], [0, 1], [3],
+        ),
         "dus_const": write(
             [T("x", (1, 6, 7, 3), quant=q), T("u", (1, 2, 3, 3), quant=q),
              _i32("start", [0, 3, 5, 0]), T("y", (1, 6, 7, 3), quant=q)],

@@ -149,8 +149,8 @@ def lower_copies(op: Op, ctx: LowerCtx, d: Copies) -> str:
             fields["table"] = ctx.array("table", "int32_t", np.array(tables))
         fields.update(in_offset=c.offset, run=c.run)
         p = ctx.params("tc_copy_params_t", fields)
-        src = ctx.ptr(op.inputs[c.input])
-        dst = ctx.ptr(op.outputs[c.output], const=False)
+        src = f"(const int8_t *){ctx.ptr(op.inputs[c.input])}"  # bytes, whatever the type
+        dst = f"(int8_t *){ctx.ptr(op.outputs[c.output], const=False)}"
         if c.out_offset:
             dst = f"({dst} + {c.out_offset})"
         stmts.append(f"tc_copy_s8({p}, {src}, {dst});")

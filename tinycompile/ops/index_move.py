@@ -6,10 +6,10 @@ table of rank 2 or more, output row i = table row ids[i]. An id outside the tabl
 Invoke; so does the layer (``tc_invoke()`` stops and returns 1 + the layer) unless the ids are
 constant, when they are checked here. The hybrid form (int8 table, float32 output) is refused.
 
-DYNAMIC_UPDATE_SLICE, as TFLM's dynamic_update_slice.cc: the operand with the update written
-at the start indices, each clamped into the operand; runs in place over the operand. Constant
-int32/int64 indices are stored as int32 (clamped, as TFLM clamps them); run-time ones must be
-int32.
+DYNAMIC_UPDATE_SLICE (int8, int16), as TFLM's dynamic_update_slice.cc: the operand with the
+update written at the start indices, each clamped into the operand; runs in place over the
+operand. Constant int32/int64 indices are stored as int32 (clamped, as TFLM clamps them);
+run-time ones must be int32.
 """
 
 from __future__ import annotations
@@ -79,12 +79,14 @@ class UpdateSlice(Prepared):
 class DynamicUpdateSliceOp(Operator):
     kinds = ("DYNAMIC_UPDATE_SLICE",)
     elementwise = True
+    int16 = True  # TFLM updates int16 too: 2-byte elements
 
     def prepare(self, op: Op, g: Graph) -> UpdateSlice:
         if len(op.inputs) != 3 or len(op.outputs) != 1 or min(op.inputs) < 0:
             raise fail(op, "expects an operand, an update, start indices and 1 output")
-        dm.check_int8_io(op, g, [0, 1], [0])
         x, u, s = inp(op, g, 0), inp(op, g, 1), inp(op, g, 2)
+        if not x.dtype == u.dtype == out(op, g).dtype or x.dtype not in ("int8", "int16"):
+            raise fail(op, "operand, update and output must all be int8 or all int16")
         rank = len(x.shape)
         if not 1 <= rank <= MAX_RANK or len(u.shape) != rank:
             raise fail(op, f"operand rank {rank} / update rank {len(u.shape)} (1 to {MAX_RANK})")
@@ -108,11 +110,13 @@ class DynamicUpdateSliceOp(Operator):
                 "rank": len(d.dims),
                 "dims": ctx.array("dims", "int32_t", np.array(d.dims)),
                 "update_dims": ctx.array("update_dims", "int32_t", np.array(d.update_dims)),
+                "elem_bytes": g.t(op.inputs[0]).nbytes // max(g.t(op.inputs[0]).size, 1),
             },
         )
         if d.start is not None:
             start = ctx.array("start", "int32_t", np.array(d.start))
         else:
             start = ctx.ptr(op.inputs[2])
-        args = [p, ctx.ptr(op.inputs[0]), ctx.ptr(op.inputs[1]), start]
-        return f"tc_update_slice_s8({', '.join(args)}, {ctx.ptr(op.outputs[0], const=False)});"
+        operand, update = (f"(const int8_t *){ctx.ptr(t)}" for t in op.inputs[:2])
+        dst = f"(int8_t *){ctx.ptr(op.outputs[0], const=False)}"
+        return f"tc_update_slice_s8({p}, {operand}, {update}, {start}, {dst});"
