@@ -49,3 +49,31 @@ def test_int16_elu_refused() -> None:
     g = Graph("g", ts, [Op(0, "ELU", [0], [1])], [0], [1])
     with pytest.raises(CompileError, match=r"int16 activations are not supported for ELU \(TFLM"):
         load_all()["ELU"].prepare(g.ops[0], g)
+
+
+def _tflm_table(tmp_path, kind: str, q_in, q_out) -> np.ndarray:
+    """TFLM's output for every int8 input of a one-op model, indexed by the input's bits."""
+    from modelgen.ops_unary import _unary
+    from tflite_micro.python.tflite_micro import runtime
+
+    path = tmp_path / f"{kind}.tflite"
+    path.write_bytes(_unary(kind, q_in, q_out, (1, 256)))
+    it = runtime.Interpreter.from_file(str(path))
+    x = np.arange(-128, 128, dtype=np.int8)
+    it.set_input(x.reshape(1, 256), 0)
+    it.invoke()
+    y = np.empty(256, np.int8)
+    y[x.view(np.uint8)] = it.get_output(0).ravel()
+    return y
+
+
+SCALES = [((s1, z1), (s2, z2)) for s1, z1, s2, z2 in np.random.default_rng(11).uniform(
+    [0.002, -128, 0.002, -128], [0.2, 127, 0.2, 127], (12, 4))]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "fn"), [("ABS", abs_lut), ("ELU", elu_lut)])
+def test_tables_match_tflm_on_every_input_for_many_scales(tmp_path, kind: str, fn) -> None:
+    for (s1, z1), (s2, z2) in SCALES:
+        q_in, q_out = (float(np.float32(s1)), int(z1)), (float(np.float32(s2)), int(z2))
+        lut = fn(q_in[0], q_in[1], q_out[0], q_out[1])
+        assert np.array_equal(lut, _tflm_table(tmp_path, kind, q_in, q_out)), (q_in, q_out)
