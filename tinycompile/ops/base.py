@@ -208,6 +208,27 @@ NOT_IN_TFLM = {
 }
 
 
+# Operators TFLM runs on float32 only (the kernel that shows it): no int8 reference either.
+FLOAT_ONLY_IN_TFLM = {
+    "NEG": "neg.cc",
+    "EXP": "exp.cc",
+    "LOG": "elementwise.cc",
+    "SQRT": "elementwise.cc",
+    "SQUARE": "elementwise.cc",
+    "SIN": "elementwise.cc",
+    "COS": "elementwise.cc",
+    "FLOOR": "floor.cc",
+    "CEIL": "ceil.cc",
+    "ROUND": "round.cc",
+    "FLOOR_DIV": "floor_div.cc",
+    "FLOOR_MOD": "floor_mod.cc",
+}
+NOT_IN_TFLM |= {
+    k: f"TFLM runs {k} on float32 only ({f}), so there is no int8 reference to be bit-exact with"
+    for k, f in FLOAT_ONLY_IN_TFLM.items()
+}
+
+
 def unsupported(op: Op) -> CompileError:
     """The refusal of an operator kind without a unit (and why, when TFLM cannot run it)."""
     why = NOT_IN_TFLM.get(op.kind)

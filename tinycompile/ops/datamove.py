@@ -179,8 +179,8 @@ def lower_copies(op: Op, ctx: LowerCtx, d: Copies, elem: int = 1) -> str:
             "run": c.run * elem,
         }
         p = ctx.params("tc_copy_params_t", fields)
-        src = ctx.ptr(op.inputs[c.input])
-        dst = ctx.ptr(op.outputs[c.output], const=False)
+        src = f"(const int8_t *){ctx.ptr(op.inputs[c.input])}"  # bytes, whatever the type
+        dst = f"(int8_t *){ctx.ptr(op.outputs[c.output], const=False)}"
         if c.out_offset:
             dst = f"({dst} + {c.out_offset})"
         if elem != 1:
