@@ -39,14 +39,24 @@ TFLM_OPS = (
 TYPES = ("int8", "int16", "float32")
 
 
+def _name(kind: str) -> str:
+    """A unit's kind as TFLM's resolver names it (custom operators: ``CUSTOM(Name)`` -> Name)."""
+    return kind[7:-1] if kind.startswith("CUSTOM(") else kind
+
+
+def _unit(name: str):
+    load_all()
+    return OPS.get(name) or OPS.get(f"CUSTOM({name})")
+
+
 def _table() -> dict[str, list[str]]:
-    """{operator: [int8, int16, float32 cells, notes]} of the README's coverage table."""
+    """{operator: [int8, int16, float32, other cells, notes]} of the README's coverage table."""
     text = (ROOT / "README.md").read_text()
     section = text.split("## Coverage of TFLM's operators", 1)[1].split("\n## ", 1)[0]
     rows: dict[str, list[str]] = {}
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if not line.startswith("|") or len(cells) != 5 or set(cells[0]) <= set("-: "):
+        if not line.startswith("|") or len(cells) != 6 or set(cells[0]) <= set("-: "):
             continue
         if cells[0] == "operator":
             continue
@@ -58,19 +68,20 @@ def _table() -> dict[str, list[str]]:
 
 @functools.cache
 def _shown() -> dict[str, set[str]]:
-    """{kind: activation types} shown by the op test models that compile (not the refused)."""
+    """{operator: tensor types} shown by the op test models that compile (not the refused):
+    the types of the tensors each op reads or writes that are neither constants nor state."""
     found: dict[str, set[str]] = {}
     for path in op_models():
         if path.suffix != ".tflite":
             continue
         g = load_model(path)
         for op in g.ops:
-            types = found.setdefault(op.kind, set())
+            types = found.setdefault(_name(op.kind), set())
             for tid in (*op.inputs, *op.outputs):
                 if tid < 0:
                     continue
                 t = g.t(tid)
-                if not t.is_const and not t.variable and t.dtype in TYPES:
+                if not t.is_const and not t.variable:
                     types.add(t.dtype)
     return found
 
@@ -85,14 +96,16 @@ def test_every_tflm_operator_has_a_row() -> None:
 
 
 def test_type_columns_agree_with_the_test_models() -> None:
-    load_all()
     wrong = []
-    for name, (i8, i16, f32, notes) in _table().items():
-        shown = _shown().get(name, set()) if name in OPS else set()
+    for name, (i8, i16, f32, other, notes) in _table().items():
+        shown = _shown().get(name, set()) if _unit(name) else set()
         for ty, cell in zip(TYPES, (i8, i16, f32), strict=True):
             assert cell in ("yes", "-"), f"{name}: {ty} cell {cell!r} is neither 'yes' nor '-'"
             if (cell == "yes") != (ty in shown):
                 wrong.append(f"{name} {ty}: README {cell!r}, models show {sorted(shown)}")
+        others = sorted(shown - set(TYPES))
+        if other != (", ".join(others) or "-"):
+            wrong.append(f"{name} other types: README {other!r}, models show {others}")
         if not shown:
             assert notes, f"{name} is not supported: its row must say why"
     assert not wrong, "\n".join(wrong)
@@ -100,9 +113,9 @@ def test_type_columns_agree_with_the_test_models() -> None:
 
 def test_every_registered_operator_of_tflm_is_covered() -> None:
     """An operator unit for a TFLM operator shows at least one type (its test model)."""
-    load_all()
     for name in TFLM_OPS:
-        if name in OPS and not OPS[name].internal:
+        unit = _unit(name)
+        if unit is not None and not unit.internal:
             assert _shown().get(name), f"{name} is registered but no op model shows a type"
 
 

@@ -179,9 +179,9 @@ def lower_copies(op: Op, ctx: LowerCtx, d: Copies, elem: int = 1) -> str:
             "run": c.run * elem,
         }
         p = ctx.params("tc_copy_params_t", fields)
-        src = f"(const int8_t *){ctx.ptr(op.inputs[c.input])}"  # bytes, whatever the type
-        dst = f"(int8_t *){ctx.ptr(op.outputs[c.output], const=False)}"
-        if c.out_offset:
+        src = ctx.ptr(op.inputs[c.input])
+        dst = ctx.ptr(op.outputs[c.output], const=False)
+        if c.out_offset:  # elements of the typed pointer, before it becomes a byte pointer
             dst = f"({dst} + {c.out_offset})"
         if elem != 1:
             src, dst = byte_ptr(src), byte_ptr(dst, const=False)

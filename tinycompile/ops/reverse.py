@@ -31,7 +31,7 @@ class ReverseOp(dm.CopyOperator):
     def prepare(self, op: Op, g: Graph) -> dm.Copies:
         if len(op.inputs) != 2 or len(op.outputs) != 1 or min(op.inputs) < 0:
             raise fail(op, "expects an input, an axis tensor and 1 output")
-        es = element_bytes(op, g)
+        element_bytes(op, g)  # int8 or int16, one type: views count elements (datamove)
         shape = inp(op, g, 0).shape
         rank = len(shape)
         if rank > MAX_RANK:
@@ -44,10 +44,10 @@ class ReverseOp(dm.CopyOperator):
         if axes and axes != list(range(axes[0], axes[-1] + 1)):
             raise fail(op, f"non-contiguous axes {axes} (TFLM refuses them)")
         dm.check_shape(op, g, 0, shape)
-        st = [s * es for s in dm.strides(shape)]
+        st = dm.strides(shape)
         offset = sum((shape[a] - 1) * st[a] for a in axes)
         loops = [
             dm.Loop(n, -s if d in axes else s)
             for d, (n, s) in enumerate(zip(shape, st, strict=True))
         ]
-        return dm.Copies(copies=(dm.simplify(op, offset, [*loops, dm.Loop(es, 1)]),))
+        return dm.Copies(copies=(dm.simplify(op, offset, loops),))
