@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import json
 import shutil
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from conftest import MODELS
 from modelgen.real_kws import streams
 from modelgen.tflite_writer import Node, T, write
 
-from tinycompile import api
+from tinycompile import api, cli
 from tinycompile.errors import CompileError
 from tinycompile.frontend import load_model
 from tinycompile.frontend.tflite import read_tflite
@@ -104,6 +105,20 @@ def test_int16_activation_models_in_qemu(board: str, tmp_path: Path) -> None:
     for name in QEMU_MODELS:
         r = api.compare(OPS / f"{name}.tflite", board=board, n=10, seed=3, workdir=tmp_path / name)
         assert r.ok and r.mismatches == 0, f"{name}: {r}"
+
+
+@pytest.mark.qemu
+@pytest.mark.skipif(not HAVE_QEMU, reason="needs qemu-system-arm and arm-none-eabi-gcc")
+@pytest.mark.parametrize("name", ["quantize_s32_in", "keyword_s16_softmax"])
+def test_validate_over_serial_with_int32_io(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`validate` sends an int32 input and reads an int32 output over the serial protocol (the
+    board firmware in QEMU, stm32f407's netduinoplus2)."""
+    args = ["validate", str(OPS / f"{name}.tflite"), "--board", "stm32f407", "--port", "qemu"]
+    code = cli.main([*args, "-n", "3", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["bit_exact"] and len(d["inputs"]) == 3
 
 
 def test_int32_input_from_user_data() -> None:
