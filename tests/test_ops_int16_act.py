@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +24,7 @@ from conftest import MODELS
 from modelgen.real_kws import streams
 from modelgen.tflite_writer import Node, T, write
 
-from tinycompile import api
+from tinycompile import api, cli
 from tinycompile.errors import CompileError
 from tinycompile.frontend import load_model
 from tinycompile.frontend.tflite import read_tflite
@@ -74,6 +76,25 @@ def test_keyword_model_bit_exact_step_by_step_on_host() -> None:
     assert not np.array_equal(fresh, probs)
 
 
+TFLM_MIRROR = Path("/work/.mirror/tensorflow+tflite-micro/repo")  # a bare clone, where present
+
+
+@pytest.mark.skipif(not TFLM_MIRROR.is_dir(), reason="no local tflite-micro clone")
+@pytest.mark.parametrize("name", ["keyword_scrambled", "keyword_scrambled_8bit"])
+def test_tflm_keyword_benchmark_models(name: str, tmp_path: Path) -> None:
+    """TFLM's own keyword benchmark models (int16 input, QUANTIZE, seven SVDFs, int8 -> int16
+    SOFTMAX, int16 -> int32 QUANTIZE output), read from a local clone of tflite-micro (not in
+    this repository): every layer and state equal TFLM's over 20 inputs in order."""
+    path = tmp_path / f"{name}.tflite"
+    blob = f"HEAD:tensorflow/lite/micro/models/{name}.tflite"
+    data = subprocess.run(
+        ["git", "-C", str(TFLM_MIRROR), "show", blob], capture_output=True, check=True
+    ).stdout
+    path.write_bytes(data)
+    r = api.compare(path, n=20, seed=4, layers=True)
+    assert r.ok and r.mismatches == 0 and len(r.state) == 7, str(r)
+
+
 @pytest.mark.qemu
 @pytest.mark.skipif(not HAVE_QEMU, reason="needs qemu-system-arm and arm-none-eabi-gcc")
 @pytest.mark.parametrize("board", ["stm32f746", "samd21"])
@@ -104,6 +125,20 @@ def test_int16_activation_models_in_qemu(board: str, tmp_path: Path) -> None:
     for name in QEMU_MODELS:
         r = api.compare(OPS / f"{name}.tflite", board=board, n=10, seed=3, workdir=tmp_path / name)
         assert r.ok and r.mismatches == 0, f"{name}: {r}"
+
+
+@pytest.mark.qemu
+@pytest.mark.skipif(not HAVE_QEMU, reason="needs qemu-system-arm and arm-none-eabi-gcc")
+@pytest.mark.parametrize("name", ["quantize_s32_in", "keyword_s16_softmax"])
+def test_validate_over_serial_with_int32_io(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`validate` sends an int32 input and reads an int32 output over the serial protocol (the
+    board firmware in QEMU, stm32f407's netduinoplus2)."""
+    args = ["validate", str(OPS / f"{name}.tflite"), "--board", "stm32f407", "--port", "qemu"]
+    code = cli.main([*args, "-n", "3", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["bit_exact"] and len(d["inputs"]) == 3
 
 
 def test_int32_input_from_user_data() -> None:

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "tc_kernel_util.h"
 #include "tc_qmath.h"
 
 void tc_lut_s8(const tc_lut_params_t *p, const int8_t *in, int8_t *out)
@@ -165,23 +166,6 @@ static int32_t tc_one_over_one_plus_x(int32_t a)
         x = tc_wadd(x, tc_sat_shl(tc_srdhm(x, one_minus), 2));
     }
     return tc_sat_shl(x, 1);
-}
-
-static int tc_clz32(uint32_t x)
-{
-    int n = 0;
-    if (x == 0) {
-        return 32;
-    }
-#if defined(__GNUC__)
-    n = __builtin_clz(x);
-#else
-    while (!(x & 0x80000000u)) {
-        x <<= 1;
-        n++;
-    }
-#endif
-    return n;
 }
 
 /* int8 softmax over the last axis (reference_ops::Softmax<int8_t, OutputT>); OutputT is int8

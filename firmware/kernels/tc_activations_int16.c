@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "tc_activations.h"
+#include "tc_kernel_util.h"
 #include "tc_qmath.h"
 #include "tc_sigmoid16.h"
 
@@ -24,19 +25,6 @@ static int32_t tc_lut16_lookup(const int16_t *lut, int32_t v)
     const int32_t base = lut[index];
     const int32_t slope = lut[index + 1] - base;
     return (int16_t)(base + tc_asr(slope * (v & 0x7F) + 64, 7));
-}
-
-static int tc_clz32_16(uint32_t x)
-{
-    int n = 0;
-    if (x == 0) {
-        return 32;
-    }
-    while (!(x & 0x80000000u)) {
-        x <<= 1;
-        n++;
-    }
-    return n;
 }
 
 void tc_softmax_s16(const tc_softmax_s16_params_t *p, const int16_t *in, int16_t *out)
@@ -61,7 +49,7 @@ void tc_softmax_s16(const tc_softmax_s16_params_t *p, const int16_t *in, int16_t
             y[c] = (int16_t)e;
             sum = (int32_t)((uint32_t)sum + (uint32_t)e);
         }
-        hp1 = tc_clz32_16((uint32_t)sum);
+        hp1 = tc_clz32((uint32_t)sum);
         shifted = (int32_t)((((int64_t)sum << (hp1 - 1)) + (1 << 13)) >> 14);
         recip = tc_lut16_lookup(p->recip_lut,
                                 tc_clamp(shifted - ((1 << 15) + (1 << 16)), -32768, 32767));

@@ -11,6 +11,7 @@
  *     tc_dot_dsp.h, DSP: identical results). They are shared by both operators and must inline
  *     into their loops, which is why these fast paths live in headers rather than in a
  *     tc_*_dsp.c file;
+ *   - tc_clz32 (the softmax kernels' count of leading zeros);
  *   - convolution window geometry (valid taps, interior output range), shared by CONV_2D and
  *     DEPTHWISE_CONV_2D, and the in-place pointwise walks;
  *   - declarations of the out-of-line fast paths defined in tc_*_dsp.c.
@@ -50,6 +51,24 @@
 #else
 #define TC_ASM_LOOPS 0
 #endif
+
+/* Count of leading zero bits (32 for 0): the softmax kernels' CountLeadingZeros. */
+TC_INLINE int tc_clz32(uint32_t x)
+{
+    int n = 0;
+    if (x == 0) {
+        return 32;
+    }
+#if defined(__GNUC__)
+    n = __builtin_clz(x);
+#else
+    while (!(x & 0x80000000u)) {
+        x <<= 1;
+        n++;
+    }
+#endif
+    return n;
+}
 
 /* ------------------------------------------------------------------ 16x8 dot product */
 

@@ -42,14 +42,16 @@ def svdf(
     activation: int = 0,
     out_q: tuple[float, int] = (0.25, 2),
     seed: int = 0,
+    state_range: float = 4.0,
 ) -> bytes:
-    """One SVDF between an int8 input and an int8 output."""
+    """One SVDF between an int8 input and an int8 output; the state holds ``state_range``
+    standard deviations of a filter's feature."""
     rng = np.random.default_rng(seed)
     filters = units * rank
     wf_s = 0.01
     feature_std = Q_IN[0] * 74 * wf_s * 73 * np.sqrt(n_input)  # of one filter's feature
     qmax = 32767 if state_dtype == "int16" else 127
-    state_s = float(np.float32(4 * feature_std / qmax))
+    state_s = float(np.float32(state_range * feature_std / qmax))
     wt_s = float(np.float32(0.6 / qmax))
     bias_s = float(np.float32(np.float32(state_s) * np.float32(wt_s)))
     wt_dt = np.int16 if state_dtype == "int16" else np.int8
@@ -99,6 +101,19 @@ def build() -> dict[str, bytes]:
             state_dtype="int8",
             state_zp=-5,
             seed=3,
+        ),
+        # int8 state at one standard deviation: features saturate, and TFLM adds the zero point
+        # after the clamp (the int8 store wraps)
+        "svdf_s8_state_sat": svdf(
+            batch=1,
+            n_input=10,
+            units=4,
+            rank=2,
+            memory=5,
+            state_dtype="int8",
+            state_zp=-20,
+            seed=3,
+            state_range=1.0,
         ),
     }
 

@@ -100,7 +100,7 @@ class SvdfOp(Operator):
             raise fail(op, f"state {list(st.shape)} is not [{batches}, {memory * filters}]")
         # PrepareSvdf. The installed TFLM computes effective_scale_1 in double (the mirror's
         # source reads float32): only double agrees with its state on every feature of the
-        # SVDF models here (the float32 quotient differs in 1 of ~30000); effective_scale_2:
+        # SVDF models here (the float32 quotient missed 8 features in 60 inputs); effective_scale_2:
         # float32 products and quotient, widened to double (no model here tells them apart)
         s_x, s_wf, s_wt, s_st = (_f32(t.quant.s) for t in (x, wf, wt, st))
         scale_1 = float(s_x) * float(s_wf) / float(s_st)
