@@ -71,6 +71,7 @@ def test_audio16_bit_exact_in_qemu(board: str) -> None:
 
 QEMU_OPS = [
     "leaky_relu16",
+    "leaky_relu16_negative",
     "padv2_16",
     "strided_slice16_neg",
     "concat16_three",
@@ -134,14 +135,6 @@ def test_concat16_nonzero_zero_point_refused() -> None:
     assert "CONCATENATION: int16 activation tensor" in msg and "(16x8 needs 0)" in msg
 
 
-def test_leaky_relu16_negative_alpha_refused() -> None:
-    def edit(g: Graph) -> None:
-        g.ops[0].options["alpha"] = -0.2
-
-    msg = _refusal(OPS / "leaky_relu16.tflite", edit)
-    assert "LEAKY_RELU: negative alpha -0.2 is not supported for int16" in msg
-
-
 def test_tconv16_int32_bias_refused() -> None:
     def edit(g: Graph) -> None:
         b = g.t(g.ops[0].inputs[3])
@@ -159,3 +152,23 @@ def test_int32_graph_input_only_as_tconv_output_shape() -> None:
     shape_in = g.ops[0].inputs[0]
     g.ops[0].inputs[2] = shape_in  # now also read as the data input
     assert any("is int32; only int8, int16 and float32" in str(e) for e in problems(g))
+
+
+def test_layout_mixed_int8_int16_refused() -> None:
+    """A data move copies elements: input and output of different types are refused."""
+
+    def edit(g: Graph) -> None:
+        g.t(g.ops[0].outputs[0]).dtype = "int8"
+
+    msg = _refusal(OPS / "strided_slice16_neg.tflite", edit)
+    assert "STRIDED_SLICE: data tensors of mixed types ['int16', 'int8']" in msg
+
+
+def test_bmm16_int8_rhs_refused() -> None:
+    """TFLM's BATCH_MATMUL needs both operands of one type (no int16 x int8 weights)."""
+
+    def edit(g: Graph) -> None:
+        g.t(g.ops[0].inputs[1]).dtype = "int8"
+
+    msg = _refusal(OPS / "bmm16.tflite", edit)
+    assert "BATCH_MATMUL: int8 activation tensor" in msg and "(int16 expected)" in msg

@@ -12,8 +12,9 @@ typedef struct {
     uint32_t size;      /* number of elements */
     int32_t m_identity; /* input_scale / output_scale: Q31 multiplier and shift */
     int32_t s_identity;
-    int32_t m_alpha;    /* input_scale * alpha / output_scale (alpha >= 0) */
+    int32_t m_alpha;    /* input_scale * |alpha| / output_scale */
     int32_t s_alpha;
+    int32_t alpha_sign; /* 1, or -1 for a negative alpha (the scaled value is negated) */
 } tc_leaky_relu_params_t;
 
 /* May run in place (out == in). */

@@ -12,7 +12,7 @@ void tc_leaky_relu_s16(const tc_leaky_relu_params_t *p, const int16_t *in, int16
     for (i = 0; i < p->size; ++i) {
         const int32_t x = in[i];
         const int32_t y = x >= 0 ? tc_requant(x, p->m_identity, p->s_identity)
-                                 : tc_requant(x, p->m_alpha, p->s_alpha);
+                                 : p->alpha_sign * tc_requant(x, p->m_alpha, p->s_alpha);
         out[i] = (int16_t)tc_clamp(y, -32768, 32767);
     }
 }

@@ -127,7 +127,27 @@ def build() -> list[str]:
          rep=uniform_rep(*bmm_shapes))  # fmt: skip
     made.append(_tconv_shape_input(rng))
     made.append(_padv2_int16())
+    made.append(_leaky_relu16_negative())
     return made
+
+
+def _leaky_relu16_negative() -> str:
+    """LEAKY_RELU 16x8 with a negative alpha (the converter folds such a tf.nn.leaky_relu
+    into other ops)."""
+    import tflite
+
+    from .tflite_writer import Node, T, write
+
+    def opts(b):
+        tflite.LeakyReluOptionsStart(b)
+        tflite.LeakyReluOptionsAddAlpha(b, -0.3)
+        return tflite.LeakyReluOptionsEnd(b)
+
+    tensors = [T("x", (1, 16, 32), "int16", (1 / 8192, 0)), T("y", (1, 16, 32), "int16", (1e-4, 0))]
+    name = "leaky_relu16_negative"
+    node = Node("LEAKY_RELU", [0], [1], "LeakyReluOptions", opts)
+    save(name, write(tensors, [node], [0], [1]), OUT)
+    return name
 
 
 def _padv2_int16() -> str:

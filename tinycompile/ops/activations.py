@@ -135,7 +135,7 @@ class LutActivationOp(Operator):
 @dataclass(frozen=True, kw_only=True)
 class LeakyRelu16(Prepared):
     size: int
-    mults: tuple[int, int, int, int]  # identity multiplier, shift, alpha multiplier, shift
+    mults: tuple[int, int, int, int, int]  # identity mult, shift; |alpha| mult, shift, sign
 
 
 @register
@@ -159,17 +159,19 @@ class LeakyReluOp(LutActivationOp):
         alpha = op.attrs.get("alpha")
         if alpha is None:
             raise fail(op, "alpha attribute missing (frontend did not parse LeakyReluOptions)")
-        if alpha < 0:  # TFLM releases round a negative alpha multiplier differently
-            raise fail(op, f"negative alpha {alpha:g} is not supported for int16")
         # The ratios in double: the installed TFLM's int16 results match these (the float32
-        # ratios of leaky_relu_common.cc's source differ by 1 on some of its own test models)
+        # ratios of leaky_relu_common.cc's source differ by 1 on some of its own test models).
+        # A negative alpha: TFLM multiplies by |multiplier| and negates (the same integers as
+        # the signed multiplier: both roundings are symmetric about zero).
         mi, si = quantize_multiplier(i.quant.s / o.quant.s)
-        ma, sa = quantize_multiplier(i.quant.s * alpha / o.quant.s)
-        return LeakyRelu16(size=i.size, mults=(mi, si, ma, sa), macs=i.size)
+        ma, sa = quantize_multiplier(i.quant.s * abs(alpha) / o.quant.s)
+        sign = -1 if alpha < 0 else 1
+        return LeakyRelu16(size=i.size, mults=(mi, si, ma, sa, sign), macs=i.size)
 
     def lower(self, op: Op, g: Graph, d: Prepared, ctx: LowerCtx, choice: Choice) -> str:
         if not isinstance(d, LeakyRelu16):
             return super().lower(op, g, d, ctx, choice)
-        mi, si, ma, sa = d.mults
-        fields = {"size": d.size, "m_identity": mi, "s_identity": si, "m_alpha": ma, "s_alpha": sa}
+        mi, si, ma, sa, sign = d.mults
+        fields = {"size": d.size, "m_identity": mi, "s_identity": si}
+        fields.update(m_alpha=ma, s_alpha=sa, alpha_sign=sign)
         return io_call("tc_leaky_relu_s16", op, ctx, ctx.params("tc_leaky_relu_params_t", fields))
