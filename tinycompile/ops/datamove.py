@@ -137,7 +137,8 @@ def lower_copies(op: Op, ctx: LowerCtx, d: Copies) -> str:
             else:
                 table_at.append(len(tables))
                 tables.extend(lp.table)
-        fields: dict[str, object] = {"rank": len(c.loops), "in_offset": c.offset, "run": c.run}
+        fields: dict[str, object] = {"rank": len(c.loops), "count": "0", "in_stride": "0"}
+        fields.update(table_at="0", table="0", in_offset=c.offset, run=c.run)  # 0: no loops/tables
         if c.loops:
             fields["count"] = ctx.array("count", "int32_t", np.array([lp.count for lp in c.loops]))
             fields["in_stride"] = ctx.array(
