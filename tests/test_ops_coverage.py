@@ -58,7 +58,9 @@ def _table() -> dict[str, list[str]]:
 
 @functools.cache
 def _shown() -> dict[str, set[str]]:
-    """{kind: activation types} shown by the op test models that compile (not the refused)."""
+    """{kind: activation types} shown by the op test models that compile (not the refused); the
+    columns are int8, int16 and float32, but an operator of bool or int32 tensors only (LOGICAL_*,
+    BROADCAST_ARGS) is shown by those."""
     found: dict[str, set[str]] = {}
     for path in op_models():
         if path.suffix != ".tflite":
@@ -70,8 +72,8 @@ def _shown() -> dict[str, set[str]]:
                 if tid < 0:
                     continue
                 t = g.t(tid)
-                if not t.is_const and not t.variable and t.dtype in TYPES:
-                    types.add(t.dtype)
+                if not t.is_const and not t.variable:
+                    types.add(t.dtype)  # bool and int32 too: what LOGICAL_* or SHAPE show
     return found
 
 
