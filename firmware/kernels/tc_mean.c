@@ -18,7 +18,7 @@ enum { TC_REDUCE_SUM = 0, TC_REDUCE_MAX = 1, TC_REDUCE_MIN = 2 };
 
 /* The reduced elements starting at `in` folded by `mode`: their sum (int32 with wrap-around,
  * like TFLM), maximum or minimum. */
-static int32_t tc_reduce_fold(const tc_mean_params_t *p, const int8_t *in, int mode)
+TC_INLINE int32_t tc_reduce_fold(const tc_mean_params_t *p, const int8_t *in, int mode)
 {
     uint32_t acc = 0;
     int32_t best = mode == TC_REDUCE_MAX ? -128 : 127;
@@ -71,7 +71,7 @@ static int32_t tc_reduce_fold(const tc_mean_params_t *p, const int8_t *in, int m
     return mode == TC_REDUCE_SUM ? (int32_t)acc : best;
 }
 
-static void tc_reduce_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out, int mode)
+TC_INLINE void tc_reduce_s8(const tc_mean_params_t *p, const int8_t *in, int8_t *out, int mode)
 {
     int32_t idx[TC_MEAN_MAX_DIMS];
     int32_t off = 0;
