@@ -148,12 +148,34 @@ def test_reduce_max_needs_equal_quantization() -> None:
         lower(_reduce("REDUCE_ALL", _q()))
 
 
-def test_select_v1_and_cast_to_bool_are_refused() -> None:
-    ts = [_t(0, (1, 4), "bool"), _t(1, (1, 4)), _t(2, (1, 4)), _t(3, (1, 4))]
-    g = Graph("g", ts, [Op(0, "SELECT", [0, 1, 2], [3])], [1, 2], [3])
-    g.tensors[0] = _t(0, (1, 4), "bool", data=np.ones((1, 4), np.bool_))
-    with pytest.raises(CompileError, match="SELECT is not supported: TFLM has no SELECT"):
-        lower(g)
+def test_select_v1_refused_because_tflm_cannot_run_it(tmp_path: Path) -> None:
+    """SELECT (v1, what the converter writes for ``tf.where`` of equal shapes) has no TFLM
+    kernel: TFLM cannot run the model, and the compiler refuses it with that reason. Should a
+    TFLM update bring the kernel, the first assertion fails and SELECT can join SELECT_V2."""
+    from modelgen.tflite_writer import Node, T, write
+
+    from tinycompile import api
+    from tinycompile.run.reference import run_tflm
+
+    q = (0.05, 3)
+    tensors = [
+        T("x", (1, 4, 6), quant=q),
+        T("y", (1, 4, 6), quant=q),
+        T("c", (1, 4, 6), "bool"),
+        T("o", (1, 4, 6), quant=q),
+    ]
+    nodes = [Node("GREATER", [0, 1], [2]), Node("SELECT", [2, 0, 1], [3])]
+    path = tmp_path / "select.tflite"
+    path.write_bytes(write(tensors, nodes, [0, 1], [3]))
+    with pytest.raises(RuntimeError):
+        run_tflm(path, [np.zeros((1, 1, 4, 6), np.int8)] * 2)
+    assert [e.line() for e in api.check(path)] == [
+        f"{path}: op #1 SELECT: operator SELECT is not supported: TFLM has no SELECT kernel "
+        "(only SELECT_V2, which the converter writes when the shapes broadcast)"
+    ]
+
+
+def test_cast_to_bool_is_refused() -> None:
     ts = [_t(0, (1, 4)), _t(1, (1, 4)), _t(2, (1, 4), "bool")]
     g = Graph("g", ts, [Op(0, "GREATER", [0, 1], [2])], [0, 1], [2])
     g.ops.append(Op(1, "CAST", [2], [3]))

@@ -8,7 +8,8 @@
  * int8. TFLM's int16 MEAN is the same template on int16_t (int32 sum, saturated to int16).
  * REDUCE_MAX / REDUCE_MIN match reduce_common.cc's EvalMinMaxHelper (ReduceGeneric on the raw
  * int8 values; TFLM requires input and output quantization to be equal). One walk over the
- * reduced axes serves all of them. No fast paths.
+ * reduced axes serves all of them, inlined into each entry point (MEAN keeps its speed). No fast
+ * paths.
  */
 #include <stdint.h>
 
@@ -19,8 +20,8 @@ enum { TC_REDUCE_SUM = 0, TC_REDUCE_MAX = 1, TC_REDUCE_MIN = 2 };
 
 /* The reduced elements starting at in8 (int8) or in16 (int16: sums only) folded by `mode`:
  * their sum (int32 with wrap-around, like TFLM), maximum or minimum. */
-static int32_t tc_reduce_fold(const tc_mean_params_t *p, const int8_t *in8, const int16_t *in16,
-                              int mode)
+TC_INLINE int32_t tc_reduce_fold(const tc_mean_params_t *p, const int8_t *in8,
+                                 const int16_t *in16, int mode)
 {
     uint32_t acc = 0;
     int32_t best = mode == TC_REDUCE_MAX ? -128 : 127;
@@ -81,8 +82,8 @@ static int32_t tc_reduce_fold(const tc_mean_params_t *p, const int8_t *in8, cons
 }
 
 /* One of in8/in16 and out8/out16 is given (the element type; int16 for sums only). */
-static void tc_reduce_run(const tc_mean_params_t *p, const int8_t *in8, const int16_t *in16,
-                          int8_t *out8, int16_t *out16, int mode)
+TC_INLINE void tc_reduce_run(const tc_mean_params_t *p, const int8_t *in8, const int16_t *in16,
+                             int8_t *out8, int16_t *out16, int mode)
 {
     int32_t idx[TC_MEAN_MAX_DIMS];
     int32_t off = 0;

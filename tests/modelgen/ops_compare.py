@@ -50,6 +50,10 @@ def compare_models() -> dict[str, bytes]:
         _fn([(1, 6, 6, 3)], lambda x: tf.math.greater_equal(x, 0.25)),
         rep([((6, 6, 3), 0.0, 1.0)], seed=204),
     )
+    m["cmp_rank5_lt"] = to_int8_tflite(  # both inputs broadcast, rank 5
+        _fn([(1, 2, 3, 1, 4), (1, 1, 3, 5, 1)], tf.math.less),
+        rep([((2, 3, 1, 4), 0.0, 1.0), ((1, 3, 5, 1), 0.0, 1.0)], seed=207),
+    )
     # bool inputs: EQUAL / NOT_EQUAL of two comparisons
     m["cmp_bool_eq"] = to_int8_tflite(
         _fn([(1, 4, 6), (1, 4, 6)], lambda x, y: tf.math.equal(x > 0.0, y > 0.0)),
@@ -132,6 +136,13 @@ def logic_models() -> dict[str, bytes]:
             lambda x, y: tf.where(tf.logical_and(x > -0.5, x < 0.5), x, y),
         ),
         rep([((5, 6), 0.0, 1.0), ((1, 6), 0.0, 1.0)], seed=213),
+    )
+    m["select_rank5"] = to_int8_tflite(  # condition, x and y broadcast at rank 5 (TFLM's limit)
+        _fn(
+            [(1, 2, 1, 3, 4), (1, 1, 5, 1, 4)],
+            lambda x, y: tf.where(x > 0.0, tf.broadcast_to(x, [1, 2, 5, 3, 4]), y),
+        ),
+        rep([((2, 1, 3, 4), 0.0, 1.0), ((1, 5, 1, 4), 0.0, 1.0)], seed=215),
     )
     m["select_cond_bcast"] = to_int8_tflite(  # the condition is the broadcast one
         _fn([(1, 1, 6), (1, 4, 6)], lambda c, x: tf.where(c > 0.0, x, 0.5 * x)),
