@@ -15,7 +15,6 @@ import ctypes
 import ctypes.util
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -74,25 +73,6 @@ def test_keyword_model_bit_exact_step_by_step_on_host() -> None:
     assert len(np.unique(probs.argmax(axis=1))) >= 3, "always the same winner"
     fresh = run_tflm(KWS, [x], reset_between=True).outputs[0].reshape(STEPS, -1)
     assert not np.array_equal(fresh, probs)
-
-
-TFLM_MIRROR = Path("/work/.mirror/tensorflow+tflite-micro/repo")  # a bare clone, where present
-
-
-@pytest.mark.skipif(not TFLM_MIRROR.is_dir(), reason="no local tflite-micro clone")
-@pytest.mark.parametrize("name", ["keyword_scrambled", "keyword_scrambled_8bit"])
-def test_tflm_keyword_benchmark_models(name: str, tmp_path: Path) -> None:
-    """TFLM's own keyword benchmark models (int16 input, QUANTIZE, seven SVDFs, int8 -> int16
-    SOFTMAX, int16 -> int32 QUANTIZE output), read from a local clone of tflite-micro (not in
-    this repository): every layer and state equal TFLM's over 20 inputs in order."""
-    path = tmp_path / f"{name}.tflite"
-    blob = f"HEAD:tensorflow/lite/micro/models/{name}.tflite"
-    data = subprocess.run(
-        ["git", "-C", str(TFLM_MIRROR), "show", blob], capture_output=True, check=True
-    ).stdout
-    path.write_bytes(data)
-    r = api.compare(path, n=20, seed=4, layers=True)
-    assert r.ok and r.mismatches == 0 and len(r.state) == 7, str(r)
 
 
 @pytest.mark.qemu
