@@ -18,7 +18,7 @@ from tinycompile.errors import CompileError, DoesNotFit
 from tinycompile.fit import check_fit, raise_if_too_big
 
 HARDWARE_BOARDS = {"stm32f746", "stm32f407", "samd21", "nrf52840", "rp2040", "stm32h743"}
-EMULATOR_BOARDS = {"qemu-m3", "qemu-m4", "qemu-m7", "qemu-m33"}
+EMULATOR_BOARDS = {"qemu-m3", "qemu-m4", "qemu-m7", "qemu-m33", "qemu-m55"}
 
 GOOD = """\
 name = "{name}"
@@ -55,7 +55,7 @@ def test_builtin_boards_load() -> None:
     for b in list_boards():
         assert b.core in boards.CORE_FPUS and b.fpu in boards.CORE_FPUS[b.core]
         assert b.flash is not None and b.flash_bytes > 0 and b.sram_bytes > b.stack_bytes
-        assert b.emulator is not None and b.emulator.machine.startswith("mps2-")
+        assert b.emulator is not None and b.emulator.machine.startswith(("mps2-", "mps3-"))
         assert b.uart is not None and b.uart.baud == 115200
         assert (b.name in HARDWARE_BOARDS) == b.has_hardware
         assert b.source is not None and b.source.name == f"{b.name}.toml"

@@ -1,7 +1,7 @@
-"""Issue 3's promise: every whole model runs in QEMU on the M7, M4 and M0+ mappings (and, issue 25,
-the Cortex-M33 of qemu-m33) wherever it fits the board, bit-exact with TFLM in outputs and every
-layer; where it does not fit, the tool says so clearly (naming the peak layer) instead of
-crashing."""
+"""Issue 3's promise: every whole model runs in QEMU on the M7, M4 and M0+ mappings (and,
+issue 25, the Cortex-M33 of qemu-m33 and the Cortex-M55 of qemu-m55) wherever it fits the board,
+bit-exact with TFLM in outputs and every layer; where it does not fit, the tool says so clearly
+(naming the peak layer) instead of crashing."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from tinycompile import api
 from tinycompile.errors import DoesNotFit
 from tinycompile.fit import check_fit
 
-BOARDS = ["stm32f746", "stm32f407", "samd21", "qemu-m33"]  # Cortex-M7, M4, M0+, M33 (issue 25)
+BOARDS = ["stm32f746", "stm32f407", "samd21", "qemu-m33", "qemu-m55"]  # M7, M4, M0+, M33, M55
 
 
 @pytest.mark.parametrize("board", BOARDS)

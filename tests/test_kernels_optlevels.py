@@ -36,9 +36,11 @@ CORES = {
     "m4": ["-mcpu=cortex-m4", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"],
     "m7": ["-mcpu=cortex-m7", "-mfloat-abi=hard", "-mfpu=fpv5-d16"],
     "m33": ["-mcpu=cortex-m33", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"],
+    "m55": ["-mcpu=cortex-m55", "-mfloat-abi=hard", "-mfpu=auto"],
 }
 LEVELS = ["-O0", "-Og", "-O1", "-O2", "-O3", "-Os"]
-CASES = [(c, o) for c in CORES if c != "m33" for o in LEVELS] + [("m33", "-O0")]
+CASES = [(c, o) for c in CORES if c not in ("m33", "m55") for o in LEVELS]
+CASES += [("m33", "-O0"), ("m55", "-O0"), ("m55", "-O2")]
 FLAGS = ["-mthumb", "-std=c99", "-Wall", "-Wextra", "-Werror", "-ffunction-sections",
          "-fdata-sections"]  # fmt: skip
 

@@ -29,6 +29,7 @@ SHARED |= {"few"}  # the few-input-channel CONV_2D kernel's choice and weights (
 SHARED |= {"s16_fast"}  # the 16x8 fast kernels' choices and weight layouts
 SHARED |= {"mul_fast"}  # int8 MUL's exact forms (mul.py)
 SHARED |= {"pwf"}  # the few-input-channel pointwise kernel's choice and stream (conv2d.py)
+SHARED |= {"cstructs"}  # the kernels' params structs read from C, and the check of every lowering
 
 
 def _model_kinds() -> set[str]:

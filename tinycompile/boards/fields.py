@@ -156,8 +156,8 @@ def _parse_emulator(raw: Any, source: Path) -> EmulatorSpec:
         raise _fail(source, "emulator", "expected a table")
     p = "emulator."
     machine = _get(raw, "machine", str, source, p, choices=tuple(EMULATOR_MACHINES))
-    if not machine.startswith("mps2-"):
-        raise _fail(source, p + "machine", "the emulator build needs an mps2 machine")
+    if not machine.startswith(("mps2-", "mps3-")):
+        raise _fail(source, p + "machine", "the emulator build needs an mps2 or mps3 machine")
     cpu = _get(raw, "qemu_cpu", str, source, p, default=None)
     trap = _get(raw, "unaligned_trap", bool, source, p, default=False)
     bm = _get(raw, "board_machine", str, source, p, default=None, choices=tuple(EMULATOR_MACHINES))

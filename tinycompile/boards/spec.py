@@ -15,6 +15,7 @@ CORE_FPUS: dict[str, tuple[str, ...]] = {
     "cortex-m4": ("none", "fpv4-sp-d16"),
     "cortex-m7": ("none", "fpv5-sp-d16", "fpv5-d16"),
     "cortex-m33": ("none", "fpv5-sp-d16"),
+    "cortex-m55": ("none", "auto"),  # auto: what -mcpu gives, the FPU with MVE (Helium) float
 }
 
 # QEMU machines this project knows how to drive: CPU, SysTick clock (cpuclk) and memory map.
@@ -44,6 +45,15 @@ EMULATOR_MACHINES: dict[str, dict[str, Any]] = {
         "systick_hz": 20_000_000,
         "code": (0x10000000, 0x400000),
         "ram": (0x38000000, 0x400000),
+    },
+    # AN547 (Cortex-M55 with Helium, TrustZone; SSE-300): the core starts Secure; the reset
+    # vector table is read from the ITCM (512 KB, Secure alias 0x10000000), so the image lives
+    # there; data in the 4 MB SRAM behind the DTCM (Secure alias 0x31000000). SysTick: 32 MHz.
+    "mps3-an547": {
+        "cpu": "cortex-m55",
+        "systick_hz": 32_000_000,
+        "code": (0x10000000, 0x80000),
+        "ram": (0x31000000, 0x400000),
     },
     "netduinoplus2": {
         "cpu": "cortex-m4",

@@ -23,7 +23,7 @@ from ..quant.qmath import multiply_by_quantized_multiplier_np, quantize_multipli
 from .base import Choice, LowerCtx, Operator, Prepared, fail, register
 from .broadcast import SameShapeRows, binary_call, check_binary, shape_fields
 from .common import fused_activation, inp, out
-from .elem_fast import add_forms
+from .elem_fast import ADD_FORM_FIELDS, add_forms
 from .s16 import is_int16
 
 LEFT_SHIFT = {"int8": 20, "int16": 15}  # TFLM's left shift by output type
@@ -31,6 +31,9 @@ LEFT_SHIFT = {"int8": 20, "int16": 15}  # TFLM's left shift by output type
 # int32 (2 KB of flash) instead of requantizing both per element (about 40 instructions less
 # per element on Cortex-M7); smaller ones compute them.
 TABLE_MIN_ELEMENTS = 1024
+# tc_add_params_t's fast-path fields, unused (0) unless a lowering found a table or form for
+# them: SUB and SQUARED_DIFFERENCE always run without, ADD sets what it found over these
+NO_FAST = {"in1_table": "0", "in2_table": "0", **dict.fromkeys(ADD_FORM_FIELDS, 0)}
 
 
 def input_tables(ctx: LowerCtx, f: dict[str, int]) -> dict[str, str]:
@@ -95,6 +98,7 @@ class AddOp(SameShapeRows, Operator):
     def lower(self, op: Op, g: Graph, d: Add, ctx: LowerCtx, choice: Choice) -> str:
         fields = shape_fields(op, g, ctx)
         fields.update(d.fields)
+        fields.update(NO_FAST)
         wide = is_int16(op, g)
         fields.update(d.forms)
         # the linear form runs on every core: no tables then

@@ -262,6 +262,7 @@ def lower_pwf(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str
     fields: dict[str, object] = dict(d.geo.fields())
     fields.update(
         groups=1,
+        depth_mult=0,  # no SMMLAR flag: tc_conv_pw_s8 requantizes one way
         in_offset=d.rq.in_offset,
         out_offset=d.rq.out_offset,
         act_min=d.rq.act_min,
@@ -273,6 +274,7 @@ def lower_pwf(op: Op, g: Graph, d: Conv2D, ctx: LowerCtx, choice: Choice) -> str
         shift="0",
         col="0",
         inplace=1 if choice.in_place else 0,
+        tmp="0",  # reads a pixel's inputs before it stores any output: no temporary
     )
     fields["wfew"] = f"(const int16_t *){ctx.array('wpw', 'int32_t', pwf.stream(w, d.rq))}"
     return io_call("tc_conv_pw_s8", op, ctx, ctx.params("tc_conv_params_t", fields))

@@ -345,7 +345,8 @@ def requant_fields(
 ) -> dict[str, object]:
     """The params fields convolutions share: geometry, offsets, clamp, folded bias,
     multipliers and (when some window leaves the image and the kernel handles borders with the
-    reference formula, ``raw_bias``) the model's bias."""
+    reference formula, ``raw_bias``) the model's bias; the optional buffers (column, in-place
+    temporary, re-laid weights) start unused: the lowering that uses one sets it."""
     raw = "0"
     if raw_bias and geo.border and rq.bias is not None:
         raw = ctx.ptr(op.inputs[2])
@@ -360,5 +361,9 @@ def requant_fields(
         bias_eff=ctx.array("bias_eff", "int32_t", rq.bias_eff),
         mult=ctx.array("mult", "int32_t", rq.mult),
         shift=ctx.array("shift", "int32_t", rq.shift),
+        col="0",
+        inplace=0,
+        tmp="0",
+        wfew="0",
     )
     return fields

@@ -138,16 +138,15 @@ def lower_copies(op: Op, ctx: LowerCtx, d: Copies) -> str:
                 table_at.append(len(tables))
                 tables.extend(lp.table)
         fields: dict[str, object] = {"rank": len(c.loops), "count": "0", "in_stride": "0"}
+        fields.update(table_at="0", table="0", in_offset=c.offset, run=c.run)  # 0: no loops/tables
         if c.loops:
             fields["count"] = ctx.array("count", "int32_t", np.array([lp.count for lp in c.loops]))
             fields["in_stride"] = ctx.array(
                 "in_stride", "int32_t", np.array([lp.stride for lp in c.loops])
             )
-        fields.update(table_at="0", table="0")  # every field, in the typedef's order
         if tables:
             fields["table_at"] = ctx.array("table_at", "int32_t", np.array(table_at))
             fields["table"] = ctx.array("table", "int32_t", np.array(tables))
-        fields.update(in_offset=c.offset, run=c.run)
         p = ctx.params("tc_copy_params_t", fields)
         src = f"(const int8_t *){ctx.ptr(op.inputs[c.input])}"  # bytes, whatever the type
         dst = f"(int8_t *){ctx.ptr(op.outputs[c.output], const=False)}"

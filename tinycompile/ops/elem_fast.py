@@ -71,6 +71,9 @@ def _search(e, lo, hi, k, p0, q0, term) -> tuple[int, int, int] | None:
     return None
 
 
+ADD_FORM_FIELDS = ("lin_k", "lin_p", "lin_q", "lin_r", "dsp_ok", "dsp_p", "dsp_q", "dsp_r")
+
+
 def add_forms(f: dict[str, int]) -> dict[str, int]:
     """The params fields of the forms found (none: {}): lin_k/lin_p/lin_q/lin_r and
     dsp_ok/dsp_p/dsp_q/dsp_r."""

@@ -82,6 +82,6 @@ def lower(op: Op, g: Graph, d, ctx: LowerCtx) -> str:
     """The ``tc_conv_few_s8`` call of a CONV_2D prepared for it (``conv2d.Conv2D.few``)."""
     w = np.asarray(g.t(op.inputs[1]).data)
     fields = requant_fields(op, ctx, d.geo, d.rq, ctx.ptr(op.inputs[1]))
-    fields.update(groups=1, col="0")
+    fields.update(groups=1, depth_mult=0)  # no SMMLAR flag: this kernel requantizes one way
     fields["wfew"] = ctx.array("wfew", "int16_t", weights_few(w))
     return io_call("tc_conv_few_s8", op, ctx, ctx.params("tc_conv_params_t", fields))

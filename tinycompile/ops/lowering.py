@@ -14,6 +14,7 @@ import numpy as np
 from ..errors import CompileError
 from ..ir import CTYPES, Graph, Op
 from .base import DEFAULT_CHOICE, Choice
+from .cstructs import check_params
 from .prepare import _BAD_VALUES, PreparedOp, named
 
 CTYPE_NP = {
@@ -118,6 +119,7 @@ class _Ctx:
 
     def params(self, ctype: str, fields: dict[str, object]) -> str:
         assert self.op is not None
+        fields = check_params(ctype, fields)  # every field of the C typedef, in its order
         k = sum(1 for p in self.low.params if p.op_index == self.op.index)
         sym = f"tc_op{self.op.index}_params" + (str(k + 1) if k else "")
         self.low.params.append(ParamStruct(sym, ctype, dict(fields), self.op.index))

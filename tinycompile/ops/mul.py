@@ -21,7 +21,7 @@ from ..quant.qmath import quantize_multiplier
 from .base import Choice, LowerCtx, Operator, Prepared, register
 from .broadcast import SameShapeRows, binary_call, check_binary, shape_fields
 from .common import fused_activation, inp, out
-from .mul_fast import mul_forms
+from .mul_fast import MUL_FORM_FIELDS, mul_forms
 from .s16 import is_int16
 
 
@@ -59,6 +59,7 @@ class MulOp(SameShapeRows, Operator):
     def lower(self, op: Op, g: Graph, d: Mul, ctx: LowerCtx, choice: Choice) -> str:
         fields = shape_fields(op, g, ctx)
         fields.update(d.fields)
+        fields.update(dict.fromkeys(MUL_FORM_FIELDS, 0))  # 0: no form found (int16: none sought)
         fields.update(d.forms)
         fn = "tc_mul_s16" if is_int16(op, g) else "tc_mul_s8"
         return binary_call(fn, op, ctx, ctx.params("tc_mul_params_t", fields))

@@ -103,6 +103,9 @@ def _m0(f: dict[str, int], t: np.ndarray, e: np.ndarray) -> dict[str, int]:
     return {}
 
 
+MUL_FORM_FIELDS = ("dsp_q", "dsp_r", "m0_ph", "m0_pl", "m0_rm", "m0_rh", "m0_r")
+
+
 def mul_forms(f: dict[str, int]) -> dict[str, int]:
     """The params fields of the forms that reproduce TFLM's MUL on every pair ({} if none):
     dsp_q / dsp_r (dsp_r > 0: the M4/M7 form) and m0_ph / m0_pl / m0_rm / m0_rh / m0_r

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..ir import Graph, Op
 from ..quant.qmath import quantize_multiplier, quantize_multiplier_smaller_than_one
-from .add import Add
+from .add import NO_FAST, Add
 from .base import Choice, LowerCtx, Operator, register
 from .broadcast import binary_call, check_binary, shape_fields
 from .common import inp, out, positive_scales
@@ -43,5 +43,6 @@ class SquaredDifferenceOp(Operator):
     def lower(self, op: Op, g: Graph, d: Add, ctx: LowerCtx, choice: Choice) -> str:
         fields = shape_fields(op, g, ctx)
         fields.update(d.fields)
+        fields.update(NO_FAST)
         p = ctx.params("tc_add_params_t", fields)
         return binary_call("tc_squared_difference_s8", op, ctx, p)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Graph, Op
-from .add import LEFT_SHIFT, Add, AddOp, double_reals, rescale_fields
+from .add import LEFT_SHIFT, NO_FAST, Add, AddOp, double_reals, rescale_fields
 from .base import Choice, LowerCtx, register
 from .broadcast import binary_call, check_binary, shape_fields
 from .common import inp, out
@@ -46,5 +46,6 @@ class SubOp(AddOp):
     def lower(self, op: Op, g: Graph, d: Add, ctx: LowerCtx, choice: Choice) -> str:
         fields = shape_fields(op, g, ctx)
         fields.update(d.fields)
+        fields.update(NO_FAST)
         fn = "tc_sub_s16" if is_int16(op, g) else "tc_sub_s8"
         return binary_call(fn, op, ctx, ctx.params("tc_add_params_t", fields))
