@@ -102,7 +102,8 @@ CASES: list[tuple[str, Callable[[Path], list[str]], str]] = [
     ("custom", lambda t: ["plan", _model(t, "custom")],
      "op #0 CUSTOM(MyPostProcess): operator CUSTOM(MyPostProcess) is not supported"),
     ("first_of_many", lambda t: ["plan", _model(t, "many_problems")],
-     "op #1 EXP: operator EXP is not supported (and 2 more problems"),
+     "op #1 EXP: operator EXP is not supported: TFLM runs EXP on float32 only (exp.cc), so there"
+     " is no int8 reference to be bit-exact with (and 2 more problems"),
     ("unknown_board", lambda t: ["run", DIGITS, "--board", "nosuchboard"], "unknown board"),
     ("unknown_command", lambda t: ["frobnicate"], "invalid choice"),
     (
@@ -194,7 +195,8 @@ def test_check_lists_every_problem(tmp_path: Path) -> None:
     r = cli("check", model)
     assert r.returncode == 2
     assert r.stdout.splitlines() == [
-        f"{model}: op #1 EXP: operator EXP is not supported",
+        f"{model}: op #1 EXP: operator EXP is not supported: TFLM runs EXP on float32 only"
+        " (exp.cc), so there is no int8 reference to be bit-exact with",
         f"{model}: op #2 SVDF: the bias is absent; TFLM's int8 SVDF needs it",
         f"{model}: op #3 SOFTMAX: int8 output must have scale 1/256 and zero point -128",
     ]

@@ -70,6 +70,7 @@ H4_QEMU_MODELS = (  # one or two of each new unit (unary, arithmetic, moves)
     "dus_runtime_start",
     "reverse16",
     "dus16",
+    "div_int32",
 )
 
 
@@ -79,3 +80,14 @@ H4_QEMU_MODELS = (  # one or two of each new unit (unary, arithmetic, moves)
 def test_new_ops_match_tflm_on_cortex_m(board: str, name: str, tmp_path: Path) -> None:
     """The Cortex-M7 and Cortex-M0+ builds under QEMU, every layer against TFLM."""
     _qemu_case(board, name, tmp_path)
+
+
+def test_int32_div_by_a_constant_zero_refused() -> None:
+    from tinycompile.errors import CompileError
+    from tinycompile.ir import Graph, Op, Tensor
+
+    ts = [Tensor(0, "a", (3,), "int32"), Tensor(1, "d", (3,), "int32", data=np.array([1, 0, 2])),
+          Tensor(2, "y", (3,), "int32")]  # fmt: skip
+    g = Graph("g", ts, [Op(0, "DIV", [0, 1], [2])], [0], [2])
+    with pytest.raises(CompileError, match="a constant divisor is 0"):
+        load_all()["DIV"].prepare(g.ops[0], g)

@@ -29,4 +29,19 @@ typedef struct {
 
 void tc_div_s8(const tc_div_params_t *p, const int8_t *in1, const int8_t *in2, int8_t *out);
 
+/* Unquantized int32 DIV (TFLM's EvalDiv<int32_t>): in1 / in2 truncating toward zero, clamped.
+ * A zero divisor gives 0 and INT32_MIN / -1 gives INT32_MIN (TFLM's x86 build traps on both). */
+typedef struct {
+    int32_t size;
+    int32_t rank;             /* 0: flat; else merged broadcast loops as tc_div_params_t */
+    const int32_t *dims;
+    const int32_t *stride1;
+    const int32_t *stride2;
+    int32_t act_min;
+    int32_t act_max;
+} tc_div_s32_params_t;
+
+void tc_div_s32(const tc_div_s32_params_t *p, const int32_t *in1, const int32_t *in2,
+                int32_t *out);
+
 #endif /* TC_DIV_H */

@@ -7,7 +7,8 @@
  * h + recip_shift - out_shift) plus the output zero point, clamped. That exponent may exceed 31,
  * where gemmlowp's C++ is undefined: this does what TFLM's x86 build does (an all-ones mask and
  * the shift taken modulo 32), the reference the compiler is checked against. No fast path; the
- * loop nest is tc_bcast_walk (tc_broadcast.h).
+ * loop nest is tc_bcast_walk (tc_broadcast.h). int32 DIV (unquantized): C division, clamped,
+ * with its own odometer over the same merged broadcast loops.
  */
 #include "tc_div.h"
 
@@ -67,4 +68,44 @@ void tc_div_s8(const tc_div_params_t *p, const int8_t *in1, const int8_t *in2, i
 {
     tc_bcast_walk(p->size, p->rank, p->dims, p->stride1, p->stride2, in1, in2, out, tc_div_row,
                   p);
+}
+
+static int32_t tc_div_i32(int32_t a, int32_t b)
+{
+    if (b == 0) {
+        return 0;
+    }
+    if (b == -1) {
+        return a == INT32_MIN ? INT32_MIN : -a;
+    }
+    return a / b;
+}
+
+void tc_div_s32(const tc_div_s32_params_t *p, const int32_t *in1, const int32_t *in2,
+                int32_t *out)
+{
+    int32_t idx[TC_BCAST_MAX_DIMS];
+    int32_t off1 = 0;
+    int32_t off2 = 0;
+    int32_t i;
+    int d;
+
+    for (d = 0; d < p->rank; ++d) {
+        idx[d] = 0;
+    }
+    for (i = 0; i < p->size; ++i) {
+        const int32_t a = p->rank ? in1[off1] : in1[i];
+        const int32_t b = p->rank ? in2[off2] : in2[i];
+        out[i] = tc_clamp(tc_div_i32(a, b), p->act_min, p->act_max);
+        for (d = p->rank - 1; d >= 0; --d) { /* odometer, innermost first */
+            off1 += p->stride1[d];
+            off2 += p->stride2[d];
+            if (++idx[d] < p->dims[d]) {
+                break;
+            }
+            off1 -= p->stride1[d] * p->dims[d];
+            off2 -= p->stride2[d] * p->dims[d];
+            idx[d] = 0;
+        }
+    }
 }

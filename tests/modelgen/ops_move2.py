@@ -101,6 +101,12 @@ def _argmax(b) -> int:
     return tflite.ArgMaxOptionsEnd(b)
 
 
+def _div_relu6(b) -> int:
+    tflite.DivOptionsStart(b)
+    tflite.DivOptionsAddFusedActivationFunction(b, tflite.ActivationFunctionType.RELU6)
+    return tflite.DivOptionsEnd(b)
+
+
 def _i32(name: str, values) -> T:
     a = np.asarray(values, np.int32)
     return T(name, a.shape, "int32", data=a)
@@ -135,6 +141,19 @@ def written() -> dict[str, bytes]:
              T("u", (1, 3, 2, 2), "int16", quant=(0.001, 0)),
              _i32("start", [0, 1, 3, 0]), T("y", (1, 5, 6, 2), "int16", quant=(0.001, 0))],
             [Node("DYNAMIC_UPDATE_SLICE", [0, 1, 2], [3])], [0, 1], [3],
+        ),
+        # unquantized int32 DIV (TFLM's EvalDiv<int32_t>) of ARG_MAX indices by constants
+        "div_int32": write(
+            [T("x", (4, 10), quant=q), _i32("axis", [1]), T("ids", (4,), "int32"),
+             _i32("d", [-3, 2, 5, -1]), T("y", (4,), "int32")],
+            [Node("ARG_MAX", [0, 1], [2], "ArgMaxOptions", _argmax),
+             Node("DIV", [2, 3], [4])], [0], [4],
+        ),
+        "div_int32_bcast_relu6": write(
+            [T("x", (6, 9), quant=q), _i32("axis", [1]), T("ids", (6,), "int32"),
+             _i32("d", [2]), T("y", (6,), "int32")],
+            [Node("ARG_MAX", [0, 1], [2], "ArgMaxOptions", _argmax),
+             Node("DIV", [2, 3], [4], "DivOptions", _div_relu6)], [0], [4],
         ),
         "dus_const": write(
             [T("x", (1, 6, 7, 3), quant=q), T("u", (1, 2, 3, 3), quant=q),

@@ -12,6 +12,11 @@ small output multipliers), where gemmlowp's ``RoundingDivideByPOT`` is undefined
 reference, TFLM's x86 build, then shifts by the exponent modulo 32 with an all-ones mask, and so
 does the kernel, so that the device agrees with it. A zero divisor (TFLM only DCHECKs it) gives
 what TFLM's arithmetic gives for 0. ``div_reference`` is the whole computation in Python.
+
+int32 DIV (unquantized, as TFLM's EvalDiv<int32_t>): C integer division, truncating toward
+zero, clamped to the fused activation's int32 range (``tc_div_s32``). A zero divisor (or
+INT32_MIN / -1) traps in TFLM's x86 build; the kernel gives 0 (INT32_MIN) instead, and a
+constant zero divisor is refused.
 """
 
 from __future__ import annotations
@@ -74,6 +79,45 @@ def div_reference(a: int, b: int, f: Mapping[str, int], inv: np.ndarray, sh: np.
     return max(f["act_min"], min(f["act_max"], raw))
 
 
+@dataclass(frozen=True, kw_only=True)
+class Div32(Prepared):
+    fields: tuple[tuple[str, int], ...]  # the activation's int32 clamp
+
+
+INT32_RANGE = {  # CalculateActivationRange<int32_t> (unquantized)
+    "NONE": (-(2**31), 2**31 - 1),
+    "RELU": (0, 2**31 - 1),
+    "RELU6": (0, 6),
+    "RELU_N1_TO_1": (-1, 1),
+}
+
+
+def div32(op: Op, g: Graph) -> Div32:
+    """TFLM's unquantized int32 DIV: C integer division (toward zero), clamped."""
+    if len(op.inputs) != 2 or len(op.outputs) != 1 or -1 in op.inputs:
+        raise fail(op, "expects 2 inputs and 1 output")
+    a, b, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
+    for t in (a, b, o):
+        if t.dtype != "int32":
+            raise fail(op, f"{t.dtype} tensor {t.id} in an int32 DIV")
+        if t.quant is not None and (t.quant.s != 1.0 or t.quant.zp != 0):
+            raise fail(op, f"quantized int32 tensor {t.id} (TFLM divides unquantized int32 only)")
+    try:
+        want = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise fail(op, f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast") from None
+    if tuple(want) != tuple(o.shape):
+        raise fail(op, f"output shape {list(o.shape)} is not the broadcast shape {list(want)}")
+    check_broadcast_rank(op, g, 5)
+    act = op.attrs.get("activation", "NONE")
+    if act not in INT32_RANGE:
+        raise fail(op, f"fused activation {act} is not supported")
+    if b.is_const and not np.all(np.asarray(b.data)):
+        raise fail(op, "a constant divisor is 0 (TFLM's integer division traps)")
+    lo, hi = INT32_RANGE[act]
+    return Div32(macs=o.size, fields=(("act_min", lo), ("act_max", hi)))
+
+
 @register
 class DivOp(Operator):
     kinds = ("DIV",)
@@ -82,7 +126,9 @@ class DivOp(Operator):
     def attrs(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         return {"activation": fused_activation(options)}
 
-    def prepare(self, op: Op, g: Graph) -> Div:
+    def prepare(self, op: Op, g: Graph) -> Div | Div32:
+        if op.outputs and g.t(op.outputs[0]).dtype == "int32":
+            return div32(op, g)
         lo, hi = check_binary(op, g)
         check_broadcast_rank(op, g, 5)
         a, b, o = inp(op, g, 0), inp(op, g, 1), out(op, g)
@@ -103,9 +149,11 @@ class DivOp(Operator):
         }
         return Div(macs=o.size, fields=tuple(fields.items()), inv=inv, inv_shift=sh)
 
-    def lower(self, op: Op, g: Graph, d: Div, ctx: LowerCtx, choice: Choice) -> str:
+    def lower(self, op: Op, g: Graph, d: Div | Div32, ctx: LowerCtx, choice: Choice) -> str:
         fields = shape_fields(op, g, ctx)
         fields.update(d.fields)
+        if isinstance(d, Div32):
+            return binary_call("tc_div_s32", op, ctx, ctx.params("tc_div_s32_params_t", fields))
         fields["inv"] = ctx.array("div_inv", "int32_t", d.inv)
         fields["inv_shift"] = ctx.array("div_inv_shift", "int8_t", d.inv_shift)
         return binary_call("tc_div_s8", op, ctx, ctx.params("tc_div_params_t", fields))
