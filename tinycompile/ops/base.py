@@ -222,6 +222,7 @@ FLOAT_ONLY_IN_TFLM = {
     "ROUND": "round.cc",
     "FLOOR_DIV": "floor_div.cc",
     "FLOOR_MOD": "floor_mod.cc",
+    "L2_POOL_2D": "l2_pool_2d.cc",
 }
 NOT_IN_TFLM |= {
     k: f"TFLM runs {k} on float32 only ({f}), so there is no int8 reference to be bit-exact with"
