@@ -36,10 +36,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_emulator import CORES  # noqa: E402
+from benchmarks.bench_emulator import CORES, DEFAULT_CORES  # noqa: E402
 
 TARGETS = {"M7": 0.67, "M4": 0.67, "M0+": 0.8}
-BASE_CORE = {"m7": "M7", "m4": "M4", "m0": "M0+"}
+BASE_CORE = {"m7": "M7", "m4": "M4", "m0": "M0+", "m33": "M33", "m55": "M55"}
 SOURCES = ("tinycompile", "firmware", "templates", "boards")  # what the cache key covers
 
 
@@ -320,7 +320,7 @@ def sweep(
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", type=Path, required=True, help="folder of sweep_models.py")
-    ap.add_argument("--cores", default=",".join(CORES), help=f"of {', '.join(CORES)}")
+    ap.add_argument("--cores", default=",".join(DEFAULT_CORES), help=f"of {', '.join(CORES)}")
     ap.add_argument("--baseline", type=Path, nargs="*", default=[], help="baseline JSON files")
     ap.add_argument("--json", type=Path, help="write the results and summary here")
     ap.add_argument("-j", type=int, default=1, help="processes (default 1)")
