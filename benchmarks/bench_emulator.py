@@ -1,19 +1,16 @@
 """Deterministic speed benchmark: instructions per inference in QEMU, per model and core.
 
 For every whole test model and each core (Cortex-M7: stm32f746, Cortex-M4: stm32f407,
-Cortex-M0+: samd21, or rp2040 when a model does not fit the samd21's 32 KB SRAM / 248 KB
-flash: same core flags and kernels), builds the emulator firmware twice, with the kernels'
-portable C paths only (``-DTC_PORTABLE``) and with the fast paths (the default build), runs
-``-n`` inputs of each under ``-icount`` and compares every output byte for byte with TFLM.
-
-Prints per model and core: MACs, instructions per inference of both builds (exact guest
-instruction counts, not cycles), MACs per instruction, the TFLM + CMSIS-NN figure of issue 11
-(tflm_reference.py; ``--baseline base.json``: the figures of TFLM + CMSIS-NN built from source,
-docs/baseline.md, replace them where given) with our ratio to it and whether
-it meets the target (<= 0.67x), the fast firmware's linked flash and SRAM, whether every run was
-bit-exact; then the five slowest layers of the fast build; then the ONNX / TFLite twins side by
-side (bench_twins.py: an ONNX model is compared with the ONNX reference). ``--json``: one JSON
-object.
+Cortex-M0+: samd21, or rp2040 when a model does not fit the samd21: same flags and kernels; on
+request M33: qemu-m33, M55: qemu-m55), builds the emulator firmware with the kernels' portable
+C paths only (``-DTC_PORTABLE``) and with the fast paths (the default), runs ``-n`` inputs of
+each under ``-icount`` and compares every output byte with TFLM. Prints per model and core:
+MACs, instructions per inference of both builds (exact guest counts, not cycles), MACs per
+instruction, the TFLM + CMSIS-NN figure of issue 11 (tflm_reference.py; ``--baseline B.json``:
+TFLM + CMSIS-NN built from source, docs/baseline.md, where given) with our ratio and whether it
+meets the target (<= 0.67x), the fast firmware's flash and SRAM, whether every run was
+bit-exact; then the five slowest layers of the fast build; then the ONNX / TFLite twins
+(bench_twins.py). ``--json``: one JSON object.
 
 Run from the repository root: ``python benchmarks/bench_emulator.py [MODEL ...] [--cores M7,M4]
 [-n N] [--stream auto|off|min] [--speed-sram BYTES|max] [--json]``.

@@ -170,9 +170,9 @@ static int32_t tc_one_over_one_plus_x(int32_t a)
 
 /* int8 softmax over the last axis (reference_ops::Softmax<int8_t, OutputT>); OutputT is int8
  * (out8) or int16 (out16): exponent = bits over unit + 31 - bits of OutputT, offset OutputT's
- * minimum. */
-static void tc_softmax_s8_any(const tc_softmax_params_t *p, const int8_t *in, int8_t *out8,
-                              int16_t *out16)
+ * minimum. Inlined into each entry, so the int8 one keeps its own loop. */
+TC_INLINE void tc_softmax_s8_any(const tc_softmax_params_t *p, const int8_t *in, int8_t *out8,
+                                 int16_t *out16)
 {
     const int32_t *lut = p->exp_lut;
     const int out_bits = out16 ? 16 : 8;

@@ -193,8 +193,7 @@ def accum_call(fn: str, ctype: str, op: Op, ctx: LowerCtx, d: OnnxAccum) -> str:
         bias=ctx.ptr(op.inputs[2]) if has_bias else "0",
         scale=ctx.array("scale", "float", d.scales),
     )
-    if d.w_zp is not None:
-        f["w_zp"] = ctx.array("w_zp", "int32_t", d.w_zp)
+    f["w_zp"] = "0" if d.w_zp is None else ctx.array("w_zp", "int32_t", d.w_zp)  # 0: all 0
     return io_call(fn, op, ctx, ctx.params(ctype, f))
 
 
