@@ -2,7 +2,8 @@
  * API; lives beside the kernels, so generated code never includes it).
  *
  * Everything here is static inline, so every kernel file stays self-contained:
- *   - TC_DSP: 1 where the core has the DSP extension (__ARM_FEATURE_DSP: Cortex-M4/M7), else 0;
+ *   - TC_DSP: 1 where the core has the DSP extension (__ARM_FEATURE_DSP: Cortex-M4/M7/M33/M55),
+ *     else 0; TC_MVE: 1 where it has Helium (Cortex-M55), else 0;
  *     TC_ASM_LOOPS: 0 at -O0, where the register-hungry assembly loops give way to C;
  *     then the DSP building blocks of tc_dsp.h (word loads, SXTB16, the DSP requantizations);
  *   - tc_out_s8: requantize (tc_qmath.h's tc_requant_conv: TFLite's tc_requant, or its ONNX
@@ -36,6 +37,19 @@
 #define TC_DSP 1
 #else
 #define TC_DSP 0
+#endif
+
+/* TC_MVE: 1 where the core has Helium (M-profile Vector Extension, integer at least:
+ * __ARM_FEATURE_MVE bit 0; the Cortex-M55 of qemu-m55), else 0, and 0 in TC_PORTABLE builds.
+ * Such a core has the DSP extension too (TC_DSP 1): a kernel with a Helium path tests TC_MVE
+ * first; one without keeps its DSP path there. The Helium paths use the ACLE intrinsics of
+ * <arm_mve.h> (compiled at every optimization level, -O0 included) and give the portable
+ * code's results, byte for byte. */
+#if !defined(TC_PORTABLE) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define TC_MVE 1
+#include <arm_mve.h>
+#else
+#define TC_MVE 0
 #endif
 
 /* TC_ASM_LOOPS: 1 when GCC optimizes (__OPTIMIZE__: every level but -O0). The DSP loops in
