@@ -523,6 +523,11 @@ void TC_CONV_LOOPS(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     tc_conv_geo_t g;
     int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, oy, ox;
     tc_conv_geo_init(&g, p);
+#if TC_MVE
+    if (tc_conv_s8_mve(p, in, out)) { /* tc_conv2d_mve.c */
+        return;
+    }
+#endif
 #if TC_DSP
     n = tc_conv_s8_dsp(p, in, out); /* tc_conv2d_dsp.c: pixels done, from the first */
     if (n > 0) {

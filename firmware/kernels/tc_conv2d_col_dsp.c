@@ -245,6 +245,11 @@ void tc_conv_s8_col(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     const int32_t C = p->in_c, OC = p->out_c;
     const int32_t K = p->k_h * p->k_w * C, npix = p->batches * p->out_h * p->out_w;
     int16_t *const col = (int16_t *)(void *)p->col;
+#if TC_MVE
+    if (tc_conv_s8_mve(p, in, out)) { /* tc_conv2d_mve.c */
+        return;
+    }
+#endif
     if (p->inplace && p->k_h == 1 && p->k_w == 1 &&
         tc_pw_overlap(in, out, p->batches * p->in_h * p->in_w, C, OC)) {
         if (col != 0) {
@@ -271,6 +276,11 @@ void tc_conv_s8_col(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 void tc_conv_s8_chunk(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t npix = p->batches * p->out_h * p->out_w;
+#if TC_MVE
+    if (tc_conv_s8_mve(p, in, out)) { /* tc_conv2d_mve.c */
+        return;
+    }
+#endif
     if (p->col == 0 && tc_conv_chunk_ok(p)) {
         if (p->inplace && in == out) {
             tc_conv_ring_chunk(p, out);

@@ -70,6 +70,11 @@ void tc_conv_few_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 #if defined(__ARM_ARCH_6M__)
     tc_conv_few_s8_m0(p, in, out); /* tc_conv2d_few_m0.c */
 #elif TC_DSP
+#if TC_MVE
+    if (tc_conv_s8_mve(p, in, out)) { /* tc_conv2d_mve.c: the Helium GEMM */
+        return;
+    }
+#endif
     tc_conv_few_s8_dsp(p, in, out); /* tc_conv2d_few_dsp.c */
 #else
     tc_conv_few_portable(p, in, out);

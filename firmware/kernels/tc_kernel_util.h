@@ -324,6 +324,13 @@ void tc_conv_pw_inplace_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t 
 void tc_conv_col16_pair(const tc_conv_params_t *p, const int16_t *col, int32_t k, int8_t *o0,
                         int8_t *o1);
 
+#if TC_MVE
+/* tc_conv2d_mve.c: the Helium column GEMM, tried first by every CONV_2D entry on the Cortex-M55
+ * (tc_conv_s8, _col, _chunk, tc_conv_few_s8); 1 when it computed the layer, 0 when the layer is
+ * not its (grouped, or no room for its column): the DSP paths then run. */
+int tc_conv_s8_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+#endif
+
 /* tc_conv2d_dsp.c: the DSP paths tc_conv_s8 tries first; returns how many output pixels it
  * computed, from the first (0: none of its paths applies). */
 int32_t tc_conv_s8_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);

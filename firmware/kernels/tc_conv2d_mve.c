@@ -1,0 +1,427 @@
+/* tinycompile runtime: CONV_2D on the Cortex-M55 with Helium (TC_MVE): an int8 column GEMM whose
+ * inner step is VMLADAVA (sixteen int8 products summed into a scalar accumulator, one
+ * instruction).
+ *
+ * Four output pixels share one column buffer. Each pixel's window (k_h * k_w * in_c = K values,
+ * the input zero point at padded taps, so they add w * (zero_point + in_offset) = 0 with the
+ * input offset folded into bias_eff) is cut into chunks of sixteen values, and chunk j of slot
+ * s takes the sixteen bytes at col + 64 j + 16 s: one pointer walks all four pixels (four loads
+ * at fixed offsets, then a post-increment), which leaves registers for eight accumulators. The
+ * weights are TFLite's own [out_c][K] rows, unchanged: the step for two output channels is
+ * 4 + 2 loads and 8 VMLADAVA for 128 multiply-accumulates. K need not be a multiple of 16: the
+ * last chunk's bytes past K are zeros in the column (written once per layer, never by a
+ * window), so whatever the weights hold there (the next row's first values, or for the last
+ * row up to 15 bytes past the weights, in flash and readable) adds nothing.
+ *
+ * A channel's four sums then become one vector: + bias_eff, requantized by tc_mve.h's exact
+ * TFLM arithmetic with the channel's multiplier and shift, + output offset, clamp, and one
+ * predicated scatter store puts the four bytes at the four pixels' places (out_c apart, or two
+ * arbitrary places for the in-place ring's pairs). A channel of an ONNX layer whose shift marks
+ * the ONNX variant (above 31) is requantized lane by lane by tc_out_s8 instead.
+ *
+ * Which layers: groups 1, every geometry (strides, dilations, padding); out of place; in place
+ * the 1x1 walk (pixels copied to the column first, so their outputs go straight to their place,
+ * forwards or backwards as tc_pw_forward says) and the k x k ring (tc_conv_ring_walk, pairs of
+ * pixels in slots 0 and 1). The column is the planner's (tc_col16_bytes of it: enough for four
+ * slots of ceil(K / 16) chunks when K >= 16 over channels in fours; two slots otherwise) or up
+ * to TC_MVE_STACK_COL bytes on the stack; a layer without room for two slots returns 0 and
+ * takes the DSP paths. The arithmetic is TFLM's, so results equal the portable path's.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "tc_conv2d.h"
+#include "tc_kernel_util.h"
+#include "tc_mve.h"
+
+#if TC_MVE
+
+/* Column bytes a layer without a granted column may keep on the stack (a 3x3 window over up to
+ * 28 channels in four slots, 64 in two), within the M55 boards' stack reserve. */
+#define TC_MVE_STACK_COL 1024
+
+/* The geometry of the column: slots and the chunks of a window. */
+typedef struct {
+    int8_t *col;
+    int32_t slots; /* 4, or 2 where the buffer holds no more */
+    int32_t nch;   /* chunks of sixteen values a window */
+    int lsh;       /* some channel's shift is positive (a left shift before the multiply) */
+} tc_mcol_t;
+
+/* n bytes from src to dst, sixteen a step (the last one predicated). */
+TC_INLINE void tc_mve_copy(int8_t *dst, const int8_t *src, int32_t n)
+{
+    for (; n > 0; n -= 16, src += 16, dst += 16) {
+        const mve_pred16_t pr = vctp8q((uint32_t)n);
+        vstrbq_p_s8(dst, vldrbq_z_s8(src, pr), pr);
+    }
+}
+
+/* n copies of v to dst. */
+TC_INLINE void tc_mve_set(int8_t *dst, int8x16_t v, int32_t n)
+{
+    for (; n > 0; n -= 16, dst += 16) {
+        vstrbq_p_s8(dst, v, vctp8q((uint32_t)n));
+    }
+}
+
+/* Slot s of the column: its window's first value. */
+TC_INLINE int8_t *tc_mcol_slot(const tc_mcol_t *m, int32_t s)
+{
+    return m->col + s * (m->nch << 4);
+}
+
+/* Zeros past K in every slot's last chunk (see the file's comment). */
+static void tc_mcol_clear_tail(const tc_mcol_t *m, int32_t K)
+{
+    int32_t s;
+    if (K & 15) {
+        for (s = 0; s < m->slots; s++) {
+            tc_mve_set(tc_mcol_slot(m, s) + K, vdupq_n_s8(0), 16 - (K & 15));
+        }
+    }
+}
+
+/* The window of the output pixel whose window starts at row iy0, column ix0 of img (one
+ * batch's image) into slot s. */
+static void tc_mcol_window(const tc_conv_params_t *p, const tc_mcol_t *m, const int8_t *img,
+                           int32_t iy0, int32_t ix0, int32_t s)
+{
+    const int32_t W = p->in_w, C = p->in_c, KW = p->k_w, row = KW * C;
+    const int8x16_t zp = vdupq_n_s8((int8_t)(-p->in_offset));
+    int8_t *d = tc_mcol_slot(m, s);
+    int32_t kx_lo, kx_hi, ky, kx;
+    if (iy0 >= 0 && ix0 >= 0 && iy0 + (p->k_h - 1) * p->dil_h < p->in_h && ix0 + KW <= W &&
+        p->dil_w == 1) {
+        /* inside the image: whole rows */
+        const int32_t step = p->dil_h * W * C;
+        const int8_t *src = img + (iy0 * W + ix0) * C;
+        for (ky = 0; ky < p->k_h; ky++, d += row, src += step) {
+            tc_mve_copy(d, src, row);
+        }
+        return;
+    }
+    tc_tap_range(ix0, p->dil_w, KW, W, &kx_lo, &kx_hi);
+    for (ky = 0; ky < p->k_h; ky++, d += row) {
+        const int32_t iy = iy0 + ky * p->dil_h;
+        if (iy < 0 || iy >= p->in_h || kx_lo >= kx_hi) {
+            tc_mve_set(d, zp, row);
+            continue;
+        }
+        if (kx_lo > 0) {
+            tc_mve_set(d, zp, kx_lo * C);
+        }
+        if (p->dil_w == 1) {
+            tc_mve_copy(d + kx_lo * C, img + (iy * W + ix0 + kx_lo) * C, (kx_hi - kx_lo) * C);
+        } else {
+            for (kx = kx_lo; kx < kx_hi; kx++) {
+                tc_mve_copy(d + kx * C, img + (iy * W + ix0 + kx * p->dil_w) * C, C);
+            }
+        }
+        if (kx_hi < KW) {
+            tc_mve_set(d + kx_hi * C, zp, (KW - kx_hi) * C);
+        }
+    }
+}
+
+/* Output channels a GEMM pass sums before requantizing them: their sums wait in a[slot][...]
+ * on the stack (3 * 4 * TC_MVE_OCB bytes). */
+#define TC_MVE_OCB 32
+
+/* One channel pair's sums over three slots (x at c0, c0 + kp, c0 + 2 kp; weights w0, w1), to
+ * a[0], a[1] (slot 0), a[TC_MVE_OCB], ... (slot 1), a[2 TC_MVE_OCB], ... (slot 2). The step is
+ * 3 + 2 loads and 6 VMLADAVA for 96 multiply-accumulates, which keeps the six accumulators in
+ * the even registers VMLADAVA needs besides the loop counter (lr) and the five pointers. */
+TC_INLINE void tc_mve_pair3(const int8_t *c0, int32_t kp, int32_t nch, const int8_t *w0,
+                            const int8_t *w1, int32_t *a)
+{
+    const int8_t *c1 = c0 + kp, *c2 = c1 + kp;
+    int8x16_t x0 = vldrbq_s8(c0), x1 = vldrbq_s8(c1), x2 = vldrbq_s8(c2);
+    int8x16_t v0 = vldrbq_s8(w0), v1 = vldrbq_s8(w1);
+    int32_t a0 = vmladavq_s8(x0, v0), a1 = vmladavq_s8(x1, v0), a2 = vmladavq_s8(x2, v0);
+    int32_t b0 = vmladavq_s8(x0, v1), b1 = vmladavq_s8(x1, v1), b2 = vmladavq_s8(x2, v1);
+    for (nch--; nch > 0; nch--) {
+        c0 += 16;
+        c1 += 16;
+        c2 += 16;
+        w0 += 16;
+        w1 += 16;
+        x0 = vldrbq_s8(c0);
+        x1 = vldrbq_s8(c1);
+        x2 = vldrbq_s8(c2);
+        v0 = vldrbq_s8(w0);
+        v1 = vldrbq_s8(w1);
+        a0 = vmladavaq_s8(a0, x0, v0);
+        a1 = vmladavaq_s8(a1, x1, v0);
+        a2 = vmladavaq_s8(a2, x2, v0);
+        b0 = vmladavaq_s8(b0, x0, v1);
+        b1 = vmladavaq_s8(b1, x1, v1);
+        b2 = vmladavaq_s8(b2, x2, v1);
+    }
+    a[0] = a0;
+    a[1] = b0;
+    a[TC_MVE_OCB] = a1;
+    a[TC_MVE_OCB + 1] = b1;
+    a[2 * TC_MVE_OCB] = a2;
+    a[2 * TC_MVE_OCB + 1] = b2;
+}
+
+/* The same over two slots (2 + 2 loads, 4 VMLADAVA for 64). */
+TC_INLINE void tc_mve_pair2(const int8_t *c0, int32_t kp, int32_t nch, const int8_t *w0,
+                            const int8_t *w1, int32_t *a)
+{
+    const int8_t *c1 = c0 + kp;
+    int8x16_t x0 = vldrbq_s8(c0), x1 = vldrbq_s8(c1);
+    int8x16_t v0 = vldrbq_s8(w0), v1 = vldrbq_s8(w1);
+    int32_t a0 = vmladavq_s8(x0, v0), a1 = vmladavq_s8(x1, v0);
+    int32_t b0 = vmladavq_s8(x0, v1), b1 = vmladavq_s8(x1, v1);
+    for (nch--; nch > 0; nch--) {
+        c0 += 16;
+        c1 += 16;
+        w0 += 16;
+        w1 += 16;
+        x0 = vldrbq_s8(c0);
+        x1 = vldrbq_s8(c1);
+        v0 = vldrbq_s8(w0);
+        v1 = vldrbq_s8(w1);
+        a0 = vmladavaq_s8(a0, x0, v0);
+        a1 = vmladavaq_s8(a1, x1, v0);
+        b0 = vmladavaq_s8(b0, x0, v1);
+        b1 = vmladavaq_s8(b1, x1, v1);
+    }
+    a[0] = a0;
+    a[1] = b0;
+    a[TC_MVE_OCB] = a1;
+    a[TC_MVE_OCB + 1] = b1;
+}
+
+/* Sums of n <= TC_MVE_OCB output channels (weights w on, K apart) of the pixels in the column's
+ * slots into a (tc_mve_pair3's layout), channels in pairs; an odd last one is paired with
+ * itself. One loop per slot count, so that nothing but pointers lives across the pairs. */
+__attribute__((noinline)) static void tc_mve_sums3(const int8_t *col, int32_t kp, int32_t nch,
+                                                   const int8_t *w, int32_t K, int32_t n,
+                                                   int32_t *a)
+{
+    const int8_t *const end = w + (n & ~1) * K;
+    for (; w != end; w += 2 * K, a += 2) {
+        tc_mve_pair3(col, kp, nch, w, w + K, a);
+    }
+    if (n & 1) {
+        tc_mve_pair3(col, kp, nch, w, w, a);
+    }
+}
+
+__attribute__((noinline)) static void tc_mve_sums2(const int8_t *col, int32_t kp, int32_t nch,
+                                                   const int8_t *w, int32_t K, int32_t n,
+                                                   int32_t *a)
+{
+    const int8_t *const end = w + (n & ~1) * K;
+    for (; w != end; w += 2 * K, a += 2) {
+        tc_mve_pair2(col, kp, nch, w, w + K, a);
+    }
+    if (n & 1) {
+        tc_mve_pair2(col, kp, nch, w, w, a);
+    }
+}
+
+TC_INLINE int32x4_t tc_mve_rq(int32x4_t x, int32x4_t b, int32x4_t m, int32x4_t left,
+                              int32x4_t right, int lsh, int32_t off, int32x4_t lo, int32x4_t hi)
+{
+    x = vaddq_s32(x, b);
+    if (lsh) {
+        x = vshlq_s32(x, left);
+    }
+    x = vqrdmulhq_s32(x, m);
+    x = vrshlq_s32(vqaddq_s32(x, vshrq_n_s32(vandq_s32(x, right), 31)), right);
+    return vminq_s32(vmaxq_s32(vaddq_n_s32(x, off), lo), hi);
+}
+
+static void tc_mve_outs(const tc_conv_params_t *p, const int32_t *a, int32_t ob, int32_t oe,
+                        int8_t *const *o, int32_t cnt, int lsh)
+{
+    const int32_t *const bias = p->bias_eff, *const mult = p->mult, *const shift = p->shift;
+    const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+    const int32x4_t zero = vdupq_n_s32(0);
+    const int32_t off = p->out_offset;
+    int8_t *const o0 = o[0], *const o1 = o[1], *const o2 = o[2];
+    int32_t oc;
+    for (oc = ob; oc < oe; oc += 4, a += 4) {
+        const int32x4_t b = vld1q_s32(bias + oc), m = vld1q_s32(mult + oc);
+        const int32x4_t sh = vld1q_s32(shift + oc);
+        const int32x4_t left = vmaxq_s32(sh, zero), right = vminq_s32(sh, zero);
+        const int32x4_t y0 = tc_mve_rq(vld1q_s32(a), b, m, left, right, lsh, off, lo, hi);
+        if (oe - oc >= 4) {
+            vstrbq_s32(o0 + oc, y0);
+            if (cnt > 1) {
+                vstrbq_s32(o1 + oc, tc_mve_rq(vld1q_s32(a + TC_MVE_OCB), b, m, left, right, lsh,
+                                              off, lo, hi));
+            }
+            if (cnt > 2) {
+                vstrbq_s32(o2 + oc, tc_mve_rq(vld1q_s32(a + 2 * TC_MVE_OCB), b, m, left, right,
+                                              lsh, off, lo, hi));
+            }
+        } else {
+            const mve_pred16_t pr = vctp32q((uint32_t)(oe - oc));
+            vstrbq_p_s32(o0 + oc, y0, pr);
+            if (cnt > 1) {
+                vstrbq_p_s32(o1 + oc, tc_mve_rq(vld1q_s32(a + TC_MVE_OCB), b, m, left, right,
+                                                lsh, off, lo, hi), pr);
+            }
+            if (cnt > 2) {
+                vstrbq_p_s32(o2 + oc, tc_mve_rq(vld1q_s32(a + 2 * TC_MVE_OCB), b, m, left,
+                                                right, lsh, off, lo, hi), pr);
+            }
+        }
+#if TC_ONNX_VARIANT
+        {
+            int32_t i, s;
+            for (i = oc; i < oe && i < oc + 4; i++) {
+                if (shift[i] > 31) {
+                    for (s = 0; s < cnt; s++) {
+                        o[s][i] = tc_out_s8(a[s * TC_MVE_OCB + i - oc] + bias[i], mult[i],
+                                            shift[i], off, p->act_min, p->act_max);
+                    }
+                }
+            }
+        }
+#endif
+    }
+}
+
+/* Every output channel of the pixels in the column's first cnt slots, slot s's to o[s]. */
+static void tc_mve_gemm(const tc_conv_params_t *p, const tc_mcol_t *m, int8_t *const *o,
+                        int32_t cnt)
+{
+    const int32_t OC = p->out_c, K = p->k_h * p->k_w * p->in_c;
+    int32_t a[3 * TC_MVE_OCB] __attribute__((aligned(16)));
+    int32_t ob;
+    const int lsh = m->lsh;
+    for (ob = 0; ob < OC; ob += TC_MVE_OCB) {
+        const int32_t oe = OC - ob < TC_MVE_OCB ? OC : ob + TC_MVE_OCB;
+        if (m->slots == 3) {
+            tc_mve_sums3(m->col, m->nch << 4, m->nch, p->weights + ob * K, K, oe - ob, a);
+        } else {
+            tc_mve_sums2(m->col, m->nch << 4, m->nch, p->weights + ob * K, K, oe - ob, a);
+        }
+        tc_mve_outs(p, a, ob, oe, o, cnt, lsh);
+    }
+}
+
+/* Output pixels [0, npix) out of place (counted over batches, rows and columns), a block of
+ * slots at a time. */
+static void tc_mve_conv_all(const tc_conv_params_t *p, const tc_mcol_t *m, const int8_t *in,
+                            int8_t *out, int32_t npix)
+{
+    const int32_t HWC = p->in_h * p->in_w * p->in_c, OC = p->out_c;
+    int8_t *o[3] = {0, 0, 0};
+    int32_t idx, n = 0, oy = 0, ox = 0, s;
+    for (idx = 0; idx < npix; idx += m->slots) {
+        const int32_t cnt = npix - idx < m->slots ? npix - idx : m->slots;
+        for (s = 0; s < cnt; s++) {
+            tc_mcol_window(p, m, in + n * HWC, oy * p->stride_h - p->pad_h,
+                           ox * p->stride_w - p->pad_w, s);
+            o[s] = out + (idx + s) * OC;
+            if (++ox == p->out_w) {
+                ox = 0;
+                if (++oy == p->out_h) {
+                    oy = 0;
+                    n++;
+                }
+            }
+        }
+        tc_mve_gemm(p, m, o, cnt);
+    }
+}
+
+/* 1x1, stride 1, in place (input d = in - out bytes from the output, tc_pw_forward): a block's
+ * pixels are copied to the column first, so their own input is free and the outputs go
+ * straight to their place; forwards no output reaches input of a later block, backwards none
+ * reaches an earlier one's. */
+static void tc_mve_pw_inplace(const tc_conv_params_t *p, const tc_mcol_t *m, const int8_t *in,
+                              int8_t *out)
+{
+    const int32_t C = p->in_c, OC = p->out_c, N = p->batches * p->in_h * p->in_w;
+    const int32_t S = m->slots, fwd = tc_pw_forward((int32_t)(in - out), N, C, OC);
+    int8_t *o[3] = {0, 0, 0};
+    int32_t i, s;
+    for (i = 0; i < N; i += S) {
+        const int32_t cnt = N - i < S ? N - i : S, i0 = fwd ? i : N - i - cnt;
+        for (s = 0; s < cnt; s++) {
+            tc_mve_copy(tc_mcol_slot(m, s), in + (i0 + s) * C, C);
+            o[s] = out + (i0 + s) * OC;
+        }
+        tc_mve_gemm(p, m, o, cnt);
+    }
+}
+
+/* The in-place k x k ring (tc_conv_ring_walk) over the column (ctx): pairs in slots 0, 1. */
+static void tc_mve_ring_load(const tc_conv_params_t *p, const int8_t *img, int32_t i, int two,
+                             void *ctx)
+{
+    const int32_t W = p->in_w;
+    const tc_mcol_t *m = (const tc_mcol_t *)ctx;
+    tc_mcol_window(p, m, img, i / W - p->pad_h, i % W - p->pad_w, 0);
+    if (two) {
+        tc_mcol_window(p, m, img, (i + 1) / W - p->pad_h, (i + 1) % W - p->pad_w, 1);
+    }
+}
+
+static void tc_mve_ring_emit(const tc_conv_params_t *p, void *ctx, int8_t *o0, int8_t *o1)
+{
+    int8_t *o[3] = {0, 0, 0};
+    o[0] = o0;
+    o[1] = o1;
+    tc_mve_gemm(p, (const tc_mcol_t *)ctx, o, o1 ? 2 : 1);
+}
+
+/* The layer with the column at col (bytes cap): 1 when done, 0 when it holds no two slots. */
+static int tc_conv_mve_run(const tc_conv_params_t *p, const int8_t *in, int8_t *out, int8_t *col,
+                           int32_t cap)
+{
+    const int32_t C = p->in_c, K = p->k_h * p->k_w * C;
+    tc_mcol_t m;
+    int32_t oc;
+    m.col = col;
+    m.nch = (K + 15) >> 4;
+    m.lsh = 0;
+    for (oc = 0; oc < p->out_c; oc++) {
+        m.lsh |= p->shift[oc] > 0;
+    }
+    m.slots = 48 * m.nch <= cap ? 3 : 2;
+    if (32 * m.nch > cap) {
+        return 0;
+    }
+    tc_mcol_clear_tail(&m, K);
+    if (p->inplace && p->k_h == 1 && p->k_w == 1 &&
+        tc_pw_overlap(in, out, p->batches * p->in_h * p->in_w, C, p->out_c)) {
+        tc_mve_pw_inplace(p, &m, in, out);
+    } else if (p->inplace && in == out) {
+        m.slots = 2; /* the ring takes pairs */
+        tc_mcol_clear_tail(&m, K);
+        tc_conv_ring_walk(p, out, tc_mve_ring_load, tc_mve_ring_emit, &m);
+    } else {
+        tc_mve_conv_all(p, &m, in, out, p->batches * p->out_h * p->out_w);
+    }
+    return 1;
+}
+
+__attribute__((noinline)) static int tc_conv_mve_stack(const tc_conv_params_t *p,
+                                                       const int8_t *in, int8_t *out)
+{
+    int8_t col[TC_MVE_STACK_COL] __attribute__((aligned(16)));
+    return tc_conv_mve_run(p, in, out, col, TC_MVE_STACK_COL);
+}
+
+int tc_conv_s8_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t K = p->k_h * p->k_w * p->in_c;
+    if (p->groups != 1) {
+        return 0;
+    }
+    if (p->col != 0 && tc_conv_mve_run(p, in, out, p->col, tc_col16_bytes(K, p->in_c))) {
+        return 1;
+    }
+    return tc_conv_mve_stack(p, in, out);
+}
+
+#endif /* TC_MVE */
