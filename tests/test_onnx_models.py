@@ -123,7 +123,7 @@ def test_both_forms_lower_alike(onnx_models: dict[str, Path]) -> None:
 
 
 @pytest.mark.qemu
-@pytest.mark.parametrize("board", ["stm32f746", "samd21"])
+@pytest.mark.parametrize("board", ["stm32f746", "samd21", "qemu-m55"])  # M7, M0+, M55 (Helium)
 @pytest.mark.parametrize("model", EMULATED)
 def test_emulator_bit_exact(onnx_models: dict[str, Path], model: str, board: str) -> None:
     _compare(onnx_models[model], board=board, n=10)
