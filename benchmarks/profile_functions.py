@@ -63,7 +63,9 @@ def profile(
     macs = sum(la.macs for la in p.layers)
     with tempfile.TemporaryDirectory(prefix="tc_prof_") as td:
         wd = Path(td)
-        fw = build_firmware(api.generate(p, wd / "project"), board, variant="emulator")
+        fw = build_firmware(
+            api.generate(p, wd / "project"), board, variant="emulator", onnx_variant=p.onnx_variant
+        )
         (wd / "tc_in.bin").write_bytes(pack_inputs(p.graph, make_inputs(p.graph, 1, seed)))
         counts: Counter[str] = Counter()
         try:

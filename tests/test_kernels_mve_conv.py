@@ -16,9 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_kernels_fast_conv import _nets, _random_stack
+from test_kernels_fast_conv import _Net, _nets, _random_stack
 
 from tinycompile import api
+from tinycompile.ops import DEFAULT_CHOICE
 
 NETS = [
     "first_c1",
@@ -39,6 +40,26 @@ NETS = [
 @pytest.mark.parametrize("name", NETS)
 def test_mve_conv_matches_tflm(name: str, tmp_path: Path) -> None:
     path = _nets()[name].save(tmp_path / f"{name}.tflite")
+    r = api.compare(path, board="qemu-m55", n=4, layers=True)
+    assert r.ok, str(r)
+
+
+# the in-place ring in blocks of three pixels where D (pad_h * W + pad_w + 1, the outputs an
+# input pixel waits for) is 1 (no padding above or left: every output straight to its place),
+# 2 (fewer than a block), or nearly the whole image (2x3 pixels under a 3x3 window: R = 5)
+RINGS = {
+    "ring_d1": lambda: _Net((1, 6, 7, 12), 21).conv(12, 2, act="RELU").conv(8, 2),
+    "ring_d2": lambda: _Net((1, 5, 7, 9), 22).conv(9, (2, 3)).conv(7, (1, 3), act="RELU6"),
+    "ring_tiny": lambda: _Net((1, 2, 3, 40), 23).conv(40, 3).conv(36, 3, act="RELU"),
+}
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize("name", sorted(RINGS))
+def test_mve_ring_blocks_match_tflm(name: str, tmp_path: Path) -> None:
+    path = RINGS[name]().save(tmp_path / f"{name}.tflite")
+    p = api.plan(path)
+    assert any(p.choices.get(i, DEFAULT_CHOICE).in_place for i in p.order), name
     r = api.compare(path, board="qemu-m55", n=4, layers=True)
     assert r.ok, str(r)
 

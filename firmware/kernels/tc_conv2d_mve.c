@@ -48,10 +48,14 @@ typedef struct {
     int lsh;       /* some channel's shift is positive (a left shift before the multiply) */
 } tc_mcol_t;
 
-/* n bytes from src to dst, sixteen a step (the last one predicated). */
+/* n bytes from src to dst: whole chunks of sixteen unpredicated, then one predicated step (a
+ * predicate in every step costs GCC 12 four more instructions each). */
 TC_INLINE void tc_mve_copy(int8_t *dst, const int8_t *src, int32_t n)
 {
-    for (; n > 0; n -= 16, src += 16, dst += 16) {
+    for (; n >= 16; n -= 16, src += 16, dst += 16) {
+        vst1q_s8(dst, vld1q_s8(src));
+    }
+    if (n > 0) {
         const mve_pred16_t pr = vctp8q((uint32_t)n);
         vstrbq_p_s8(dst, vldrbq_z_s8(src, pr), pr);
     }
@@ -195,6 +199,34 @@ TC_INLINE void tc_mve_pair2(const int8_t *c0, int32_t kp, int32_t nch, const int
     a[TC_MVE_OCB + 1] = b1;
 }
 
+/* Windows of one or two chunks over three slots: the pixels' chunks stay in registers and
+ * each output channel costs its weight loads, 3 or 6 VMLADAV and three stores (the pairs'
+ * set-up would cost more than the products). */
+__attribute__((noinline)) static void tc_mve_sums3_short(const int8_t *col, int32_t kp,
+                                                         int32_t nch, const int8_t *w,
+                                                         int32_t K, int32_t n, int32_t *a)
+{
+    const int8x16_t x0 = vldrbq_s8(col), x1 = vldrbq_s8(col + kp), x2 = vldrbq_s8(col + 2 * kp);
+    const int32_t *const end = a + n;
+    if (nch == 1) {
+        for (; a != end; a++, w += K) {
+            const int8x16_t v = vldrbq_s8(w);
+            a[0] = vmladavq_s8(x0, v);
+            a[TC_MVE_OCB] = vmladavq_s8(x1, v);
+            a[2 * TC_MVE_OCB] = vmladavq_s8(x2, v);
+        }
+    } else {
+        const int8x16_t y0 = vldrbq_s8(col + 16), y1 = vldrbq_s8(col + kp + 16);
+        const int8x16_t y2 = vldrbq_s8(col + 2 * kp + 16);
+        for (; a != end; a++, w += K) {
+            const int8x16_t v = vldrbq_s8(w), u = vldrbq_s8(w + 16);
+            a[0] = vmladavaq_s8(vmladavq_s8(x0, v), y0, u);
+            a[TC_MVE_OCB] = vmladavaq_s8(vmladavq_s8(x1, v), y1, u);
+            a[2 * TC_MVE_OCB] = vmladavaq_s8(vmladavq_s8(x2, v), y2, u);
+        }
+    }
+}
+
 /* Sums of n <= TC_MVE_OCB output channels (weights w on, K apart) of the pixels in the column's
  * slots into a (tc_mve_pair3's layout), channels in pairs; an odd last one is paired with
  * itself. One loop per slot count, so that nothing but pointers lives across the pairs. */
@@ -298,7 +330,9 @@ static void tc_mve_gemm(const tc_conv_params_t *p, const tc_mcol_t *m, int8_t *c
     const int lsh = m->lsh;
     for (ob = 0; ob < OC; ob += TC_MVE_OCB) {
         const int32_t oe = OC - ob < TC_MVE_OCB ? OC : ob + TC_MVE_OCB;
-        if (m->slots == 3) {
+        if (m->slots == 3 && m->nch <= 2) {
+            tc_mve_sums3_short(m->col, m->nch << 4, m->nch, p->weights + ob * K, K, oe - ob, a);
+        } else if (m->slots == 3) {
             tc_mve_sums3(m->col, m->nch << 4, m->nch, p->weights + ob * K, K, oe - ob, a);
         } else {
             tc_mve_sums2(m->col, m->nch << 4, m->nch, p->weights + ob * K, K, oe - ob, a);
@@ -354,24 +388,44 @@ static void tc_mve_pw_inplace(const tc_conv_params_t *p, const tc_mcol_t *m, con
     }
 }
 
-/* The in-place k x k ring (tc_conv_ring_walk) over the column (ctx): pairs in slots 0, 1. */
-static void tc_mve_ring_load(const tc_conv_params_t *p, const int8_t *img, int32_t i, int two,
-                             void *ctx)
+/* The in-place k x k ring (a stride-1 same-size layer with out_c <= in_c, in == out): input
+ * pixel j is last read by the window of output j + D - 1, D = pad_h * W + pad_w + 1, and output
+ * j's bytes cover only input pixels <= j. Blocks of the column's slots: the block's windows are
+ * copied to the column first; then outputs up to e - D + 1 (e the block's last) may take their
+ * place, no later window reading their bytes: the pending ones leave the ring (p->tmp, R =
+ * min(D, H * W) slots of out_c bytes) for it, the block's own go straight there, and the rest
+ * of the block waits in the ring. At most D - 1 outputs wait at any time, consecutive ones, so
+ * slot j mod R never holds two. (tc_conv_ring_walk's rule, for blocks of any size.) */
+static void tc_mve_ring(const tc_conv_params_t *p, const tc_mcol_t *m, int8_t *buf)
 {
-    const int32_t W = p->in_w;
-    const tc_mcol_t *m = (const tc_mcol_t *)ctx;
-    tc_mcol_window(p, m, img, i / W - p->pad_h, i % W - p->pad_w, 0);
-    if (two) {
-        tc_mcol_window(p, m, img, (i + 1) / W - p->pad_h, (i + 1) % W - p->pad_w, 1);
-    }
-}
-
-static void tc_mve_ring_emit(const tc_conv_params_t *p, void *ctx, int8_t *o0, int8_t *o1)
-{
+    const int32_t W = p->in_w, C = p->in_c, OC = p->out_c, HW = p->in_h * W;
+    const int32_t D = p->pad_h * W + p->pad_w + 1, R = D < HW ? D : HW, S = m->slots;
+    int8_t *const ring = p->tmp;
     int8_t *o[3] = {0, 0, 0};
-    o[0] = o0;
-    o[1] = o1;
-    tc_mve_gemm(p, (const tc_mcol_t *)ctx, o, o1 ? 2 : 1);
+    int32_t n, i, s, next;
+    for (n = 0; n < p->batches; n++) {
+        const int8_t *const img = buf + n * HW * C;
+        int8_t *const dst = buf + n * HW * OC;
+        for (i = 0, next = 0; i < HW; i += S) {
+            const int32_t cnt = HW - i < S ? HW - i : S, lim = i + cnt - D;
+            for (s = 0; s < cnt; s++) {
+                tc_mcol_window(p, m, img, (i + s) / W - p->pad_h, (i + s) % W - p->pad_w, s);
+            }
+            for (; next <= lim && next < i; next++) {
+                tc_mve_copy(dst + next * OC, ring + (next % R) * OC, OC);
+            }
+            for (s = 0; s < cnt; s++) {
+                o[s] = i + s <= lim ? dst + (i + s) * OC : ring + ((i + s) % R) * OC;
+            }
+            tc_mve_gemm(p, m, o, cnt);
+            if (lim >= next) {
+                next = lim + 1;
+            }
+        }
+        for (; next < HW; next++) {
+            tc_mve_copy(dst + next * OC, ring + (next % R) * OC, OC);
+        }
+    }
 }
 
 /* The layer with the column at col (bytes cap): 1 when done, 0 when it holds no two slots. */
@@ -396,9 +450,7 @@ static int tc_conv_mve_run(const tc_conv_params_t *p, const int8_t *in, int8_t *
         tc_pw_overlap(in, out, p->batches * p->in_h * p->in_w, C, p->out_c)) {
         tc_mve_pw_inplace(p, &m, in, out);
     } else if (p->inplace && in == out) {
-        m.slots = 2; /* the ring takes pairs */
-        tc_mcol_clear_tail(&m, K);
-        tc_conv_ring_walk(p, out, tc_mve_ring_load, tc_mve_ring_emit, &m);
+        tc_mve_ring(p, &m, out);
     } else {
         tc_mve_conv_all(p, &m, in, out, p->batches * p->out_h * p->out_w);
     }
@@ -415,11 +467,13 @@ __attribute__((noinline)) static int tc_conv_mve_stack(const tc_conv_params_t *p
 int tc_conv_s8_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t K = p->k_h * p->k_w * p->in_c;
+    const int32_t kp = ((K + 15) >> 4) << 4, cap = p->col ? tc_col16_bytes(K, p->in_c) : 0;
     if (p->groups != 1) {
         return 0;
     }
-    if (p->col != 0 && tc_conv_mve_run(p, in, out, p->col, tc_col16_bytes(K, p->in_c))) {
-        return 1;
+    /* three slots where the planner's column or the stack holds them, else two */
+    if (3 * kp <= cap || (2 * kp <= cap && 3 * kp > TC_MVE_STACK_COL)) {
+        return tc_conv_mve_run(p, in, out, p->col, cap);
     }
     return tc_conv_mve_stack(p, in, out);
 }
