@@ -29,7 +29,7 @@ from tinycompile.build.templates import template_env
 from tinycompile.errors import CompileError
 
 MHZ = 1_000_000
-BOARDS = ["stm32f407", "stm32f746", "stm32h743", "samd21", "rp2040", "nrf52840"]
+BOARDS = ["stm32f407", "stm32f746", "stm32h743", "samd21", "rp2040", "nrf52840", "rp2350"]
 MODES = ["ok", "xtal", "pll"]
 FW = ROOT / "firmware" / "boards"
 SOURCES = {
@@ -39,6 +39,7 @@ SOURCES = {
     "samd21": ("samd21/tc_clock_samd21.c", "samd21/tc_uart_samd21.c", "TC_MODEL_SAMD21"),
     "rp2040": ("rp2040/tc_clock_rp2040.c", "rp2040/tc_uart_rp2040.c", "TC_MODEL_RP2040"),
     "nrf52840": ("nrf52/tc_clock_nrf52.c", "nrf52/tc_uart_nrf52.c", "TC_MODEL_NRF52"),
+    "rp2350": ("rp2350/tc_clock_rp2350.c", "rp2350/tc_uart_rp2350.c", "TC_MODEL_RP2350"),
 }
 
 
@@ -84,7 +85,9 @@ def run_model(board: str, mode: str, tmp: Path, *extra: str) -> tuple[dict[str, 
         parts = ln.split()
         if parts[0] == "reg":
             regs[int(parts[1], 16)] = int(parts[2], 16)
-        elif parts[0] in ("accesses", "clock_hz", "source", "uart_hz", "received"):
+        elif parts[0] in (
+            "accesses", "clock_hz", "source", "uart_hz", "received", "glitches", "pad_order"
+        ):  # fmt: skip
             facts[parts[0]] = parts[1]
     return facts, regs, r.stdout
 
@@ -256,6 +259,41 @@ def decode_rp2040(b: Board, regs: Regs) -> tuple[int, str, int]:
     return int(hz), source, int(hz)
 
 
+def decode_rp2350(b: Board, regs: Regs) -> tuple[int, str, int]:
+    """RP2350 datasheet chapter 8 (register fields as pico-sdk's src/rp2350/hardware_regs give
+    them): CLOCKS at 0x40010000, XOSC 0x40048000, PLL_SYS 0x40050000, UART0 0x40070000."""
+    ref_sel, sys_sel, sys_ctrl = regs[0x40010038], regs[0x40010044], regs[0x4001003C]
+    assert ref_sel in (1, 4) and sys_sel in (1, 2)
+    assert regs[0x40010034] == 1 << 16  # CLK_REF_DIV: INT (bits 23:16) 1
+    if sys_sel == 2:  # clk_sys on its aux mux: only PLL_SYS, fed by the crystal, is right here
+        assert (sys_ctrl >> 5) & 7 == 0 and ref_sel == 4
+        cs, pwr, fb, prim = regs[0x40050000], regs[0x40050004], regs[0x40050008], regs[0x4005000C]
+        assert cs & (1 << 31) and pwr & 0x29 == 0 and regs[0x40048004] & (1 << 31)
+        ref = b.crystal_hz / (cs & 0x3F)
+        pd1, pd2 = (prim >> 16) & 7, (prim >> 12) & 7
+        assert ref >= 5 * MHZ and 16 <= fb <= 320 and 1 <= pd2 <= pd1 <= 7
+        assert 750 * MHZ <= ref * fb <= 1600 * MHZ
+        hz, source = ref * fb / pd1 / pd2, "pll"
+    else:
+        hz, source = (b.crystal_hz, "xosc") if ref_sel == 4 else (b.reset_clock_hz, "rosc")
+    assert regs[0x40010040] & 0xFFFF == 0  # CLK_SYS_DIV: no fraction; INT in bits 31:16
+    hz /= max(1, regs[0x40010040] >> 16)
+    assert hz <= 150 * MHZ
+    peri = regs[0x40010048]
+    assert peri & (1 << 11) and peri & (1 << 28) and (peri >> 5) & 7 == 0  # on, from clk_sys
+    assert (regs[0x4001004C] >> 16) & 3 == 1  # CLK_PERI_DIV: INT 1
+    assert regs[0x40020000] & ((1 << 6) | (1 << 9) | (1 << 26)) == 0  # IO/PADS_BANK0, UART0 run
+    for pin in (0, 1):  # GP0 TX, GP1 RX: FUNCSEL 2 (UART0); pad input on, driver on, not isolated
+        assert regs[0x40028004 + 8 * pin] & 0x1F == 2
+        pad = regs[0x40038004 + 4 * pin]
+        assert pad & (1 << 8) == 0 and pad & (1 << 6) and pad & (1 << 7) == 0
+    ibrd, fbrd = regs[0x40070024], regs[0x40070028]
+    assert 64 * ibrd + fbrd == round(4 * hz / 115200)
+    assert abs(4 * hz / (64 * ibrd + fbrd) - 115200) / 115200 < 0.01
+    assert regs[0x40070030] & 0x301 == 0x301  # UARTEN, TXE, RXE
+    return int(hz), source, int(hz)
+
+
 EXPECTED = {  # board -> mode -> (clock_hz, source): None means the board file's clock_hz
     "stm32f407": {"ok": (None, "pll_hse"), "xtal": (None, "pll_hsi"), "pll": (16 * MHZ, "hsi")},
     "stm32f746": {"ok": (None, "pll_hse"), "xtal": (None, "pll_hsi"), "pll": (16 * MHZ, "hsi")},
@@ -263,6 +301,7 @@ EXPECTED = {  # board -> mode -> (clock_hz, source): None means the board file's
     "samd21": {"ok": (None, "dfll"), "xtal": (48 * MHZ, "dfll_open"), "pll": (8 * MHZ, "osc8m")},
     "rp2040": {"ok": (None, "pll"), "xtal": (6_500_000, "rosc"), "pll": (12 * MHZ, "xosc")},
     "nrf52840": {"ok": (None, "hfxo"), "xtal": (None, "hfint"), "pll": (None, "hfxo")},
+    "rp2350": {"ok": (None, "pll"), "xtal": (12 * MHZ, "rosc"), "pll": (12 * MHZ, "xosc")},
 }
 PLL_SOURCE = {"ok": True, "xtal": False}  # PLL fed by the crystal (HSE) or by HSI
 
@@ -284,6 +323,9 @@ def test_clock_tree_decodes_to_the_target(board: str, mode: str, tmp_path_factor
         hz, source, kernel = decode_samd21(b, regs, text)
     elif board == "rp2040":
         hz, source, kernel = decode_rp2040(b, regs)
+    elif board == "rp2350":
+        hz, source, kernel = decode_rp2350(b, regs)
+        assert (facts["glitches"], facts["pad_order"]) == ("0", "0")
     else:  # nRF52840: 64 MHz whatever the source; HFCLKSTAT says which one runs
         stat = regs[0x4000040C]
         hz, source, kernel = 64 * MHZ, "hfxo" if stat & 0x10001 == 0x10001 else "hfint", 16 * MHZ
@@ -328,6 +370,8 @@ def test_model_sees_a_wrong_setting(tmp_path: Path) -> None:
         ("stm32h743", 480_000_000, "maximum at voltage scale 1"),
         ("samd21", 48_000_000, "32768 \\* MUL"),
         ("rp2040", 133_333_333, "no PLL_SYS setting"),
+        ("rp2350", 151_000_000, "above the part's"),
+        ("rp2350", 133_333_333, "no PLL_SYS setting"),
     ],
 )
 def test_unreachable_clock_is_refused(board: str, clock_hz: int, why: str) -> None:

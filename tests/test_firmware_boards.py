@@ -62,6 +62,7 @@ def test_real_board_firmware_links(tmp_path: Path, board: str) -> None:
             "emulator.ld",
             "Makefile",
             "tc_boot2_padded.S",
+            "tc_image_def.S",
         }
 
 

@@ -31,7 +31,8 @@ PROBE_BOARDS = sorted(b.name for b in list_boards() if "openocd" in b.flash_meth
 
 def test_default_methods_are_the_users_own() -> None:
     want = {"stm32f746": "openocd", "stm32f407": "openocd", "stm32h743": "openocd",
-            "nrf52840": "openocd", "samd21": "sam-ba", "rp2040": "uf2"}  # fmt: skip
+            "nrf52840": "openocd", "samd21": "sam-ba", "rp2040": "uf2",
+            "rp2350": "uf2"}  # fmt: skip
     for name, method in want.items():
         b = get_board(name)
         assert b.flash_methods[0] == method and "gdb" in b.flash_methods, name
@@ -47,6 +48,8 @@ def test_every_boards_openocd_scripts_parse(board: str, tmp_path: Path) -> None:
     assert cmd[-2:] == ["-c", f"program {(tmp_path / 'image.hex').resolve()} verify reset exit"]
     assert cmd[1:-2] == b.probe.openocd_args() and cmd[1] == "-f"
     r = subprocess.run([*cmd[:-2], "-c", "shutdown"], capture_output=True, text=True, timeout=30)
+    if r.returncode and board == "rp2350" and "rp2350.cfg" in r.stderr:
+        pytest.skip("this OpenOCD has no target/rp2350.cfg (upstream's after 0.12.0 has it)")
     assert r.returncode == 0, r.stderr
     assert "shutdown command invoked" in r.stdout + r.stderr
     nogo = openocd_command("openocd", b, tmp_path / "image.hex", go=False)

@@ -12,6 +12,7 @@ from ..errors import CompileError
 from .spec import CORE_FPUS, EMULATOR_MACHINES, EmulatorSpec, FlashSpec, MemRegion, UartSpec
 
 BOOT2_KINDS = ("rp2040-03h", "rp2040-w25q080")  # firmware/boards/rp2040/tc_boot2*.S
+IMAGE_DEF_KINDS = ("rp2350-arm-s",)  # tinycompile/build/picobin.py
 _STM32_PIN = r"P[A-K]([0-9]|1[0-5])"
 # driver -> (allowed instances, pin regex, required extra keys with their types and ranges)
 UART_DRIVERS: dict[str, tuple[tuple[int, ...], str | None, dict[str, tuple[type, Any]]]] = {
@@ -25,6 +26,7 @@ UART_DRIVERS: dict[str, tuple[tuple[int, ...], str | None, dict[str, tuple[type,
     ),
     "nrf52": ((0,), r"P[01]\.([0-9]|[0-2][0-9]|3[01])", {}),
     "rp2040": ((0,), r"GP([0-9]|[12][0-9])", {}),
+    "rp2350": ((0,), r"GP([0-9]|[12][0-9])", {}),  # RP2350A: GPIO 0-29
     "cmsdk": ((0,), None, {}),
 }
 DRIVER_CORES = {
@@ -34,6 +36,7 @@ DRIVER_CORES = {
     "samd21": ("cortex-m0plus",),
     "nrf52": ("cortex-m4",),
     "rp2040": ("cortex-m0plus",),
+    "rp2350": ("cortex-m33",),
     "cmsdk": tuple(CORE_FPUS),
 }
 
@@ -100,8 +103,15 @@ def _parse_flash(raw: Any, source: Path) -> FlashSpec:
         raise _fail(source, "flash.origin", "flash must lie in the 32-bit address space")
     boot2 = _get(raw, "boot2", str, source, "flash.", default=None, choices=BOOT2_KINDS)
     uf2 = _get(raw, "uf2_family_id", int, source, "flash.", default=None)
-    _no_unknown(raw, {"origin", "size", "reserved", "boot2", "uf2_family_id"}, source, "flash.")
-    return FlashSpec(origin, size, reserved, boot2, uf2)
+    image_def = _get(raw, "image_def", str, source, "flash.", default=None, choices=IMAGE_DEF_KINDS)
+    abs_block = _get(raw, "uf2_abs_block", int, source, "flash.", default=None)
+    if abs_block is not None and (uf2 is None or abs_block % 256 or not 0 <= abs_block < 1 << 32):
+        raise _fail(
+            source, "flash.uf2_abs_block", "needs uf2_family_id and a 256-byte aligned address"
+        )
+    known = {"origin", "size", "reserved", "boot2", "uf2_family_id", "image_def", "uf2_abs_block"}
+    _no_unknown(raw, known, source, "flash.")
+    return FlashSpec(origin, size, reserved, boot2, uf2, image_def, abs_block)
 
 
 def _parse_sram(raw: Any, source: Path) -> tuple[MemRegion, ...]:

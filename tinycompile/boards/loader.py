@@ -34,6 +34,10 @@ File format (sizes and addresses are integers; TOML accepts ``0x08000000`` and `
     boot2 = "rp2040-w25q080"            # optional (RP2040 only): project's second-stage boot
                                         # (rp2040-w25q080: quad reads; rp2040-03h: any flash)
     uf2_family_id = 0xe48bff56          # optional: also write a .uf2 image
+    image_def = "rp2350-arm-s"          # optional (RP2350 only): the boot ROM's IMAGE_DEF block
+                                        # after the vector table (build/picobin.py)
+    uf2_abs_block = 0x10ffff00          # optional: the UF2 opens with an ignored ABSOLUTE-family
+                                        # block there (RP2350-E10, as picotool --abs-block)
 
     [[sram]]                            # the first region holds .data, .bss (arena), stack
     name = "sram"
@@ -41,7 +45,7 @@ File format (sizes and addresses are integers; TOML accepts ``0x08000000`` and `
     size = 0x50000
 
     [uart]                              # console used by the real-board firmware
-    driver = "stm32f7"                  # stm32f4|stm32f7|stm32h7|samd21|nrf52|rp2040|cmsdk
+    driver = "stm32f7"                  # stm32f4|stm32f7|stm32h7|samd21|nrf52|rp2040|rp2350|cmsdk
     instance = 1
     tx = "PA9"
     rx = "PB7"
@@ -167,6 +171,12 @@ def load_board_file(path: str | Path) -> Board:
         raise _fail(source, "flash", "missing")
     if flash.boot2 and core != "cortex-m0plus":
         raise _fail(source, "flash.boot2", "the RP2040 second-stage boot needs a cortex-m0plus")
+    if flash.image_def and (core != "cortex-m33" or flash.boot2 or flash.reserved):
+        raise _fail(
+            source,
+            "flash.image_def",
+            "the RP2350 IMAGE_DEF needs a cortex-m33 image at the flash origin",
+        )
     sram = _parse_sram(raw.get("sram"), source)
     if "uart" not in raw:
         raise _fail(source, "uart", "missing")

@@ -86,6 +86,8 @@ class FlashSpec:
     reserved: int = 0
     boot2: str | None = None
     uf2_family_id: int | None = None
+    image_def: str | None = None  # RP2350: the boot ROM's IMAGE_DEF block (build/picobin.py)
+    uf2_abs_block: int | None = None  # RP2350-E10: the UF2's leading ABSOLUTE-family block
 
     @property
     def app_origin(self) -> int:
@@ -239,6 +241,7 @@ class Board:
                 "app_origin": self.flash.app_origin,
                 "app_size": self.flash.app_size,
                 "boot2": self.flash.boot2,
+                "image_def": self.flash.image_def,
             },
             "sram": [{"name": r.name, "origin": r.origin, "size": r.size} for r in self.sram],
             "stack_bytes": self.stack_bytes,

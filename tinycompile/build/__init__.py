@@ -1,5 +1,5 @@
 """Building generated projects: for the host (host.py) or cross-compiled for a board
-(firmware.py, with board_files, recipe, boot2, size, images and the toolchain)."""
+(firmware.py, with board_files, recipe, boot2, picobin, size, images and the toolchain)."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ from ..errors import CompileError
 from ..paths import FIRMWARE_DIR
 from .boot2 import make_boot2
 from .clocks import clock_defines
+from .picobin import image_def_words, make_image_def
 from .recipe import VARIANTS, BuildRecipe, make_recipe
 from .templates import template_env, write_if_changed
 from .toolchain import find_toolchain
@@ -146,6 +147,10 @@ def linker_layout(
         "board_flash_budget": board.flash_bytes,
         "board_sram_budget": board.sram_bytes,
         "boot2": variant == "board" and board.flash.boot2 is not None,
+        "image_def": variant == "board" and board.flash.image_def is not None,
+        "image_def_bytes": 4 * len(image_def_words(board.flash.image_def))
+        if board.flash.image_def
+        else 0,
         "io_libs": list(IO_LIBS) if io else [],
         "exclude": " ".join(IO_LIBS) if io else NO_MATCH,
         "enforce": not measure,
@@ -217,6 +222,7 @@ def write_board_files(
     if not (project / "board" / "tc_testvec.h").exists():
         write_testvec(project, None)
     boot2 = make_boot2(project, b, find_toolchain()) if b.flash and b.flash.boot2 else None
+    image_def = make_image_def(project, b) if b.flash and b.flash.image_def else None
     recipes = {
         v: make_recipe(
             project,
@@ -226,6 +232,7 @@ def write_board_files(
             profile=profile,
             opt=opt,
             boot2_src=boot2 if v == "board" else None,
+            image_def_src=image_def if v == "board" else None,
             portable=portable,
             onnx_variant=onnx_variant,
         )

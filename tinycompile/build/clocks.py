@@ -1,6 +1,6 @@
 """Clock plans: the PLL, prescaler and flash settings giving a board its `clock_hz`, as tc_board.h
 macros for firmware/boards/<family>/tc_clock_*.c (limits from RM0090, RM0385, RM0433, the SAM D21
-datasheet and the RP2040 datasheet). A clock no setting reaches exactly is refused."""
+datasheet and the RP2040 and RP2350 datasheets). A clock no setting reaches exactly is refused."""
 
 from __future__ import annotations
 
@@ -159,12 +159,24 @@ def _rp2040(board: Board) -> Defines:
     raise _fail(board, "no PLL_SYS setting reaches it exactly")
 
 
+RP2350_MAX_CLK_SYS = 150 * MHZ  # RP2350 datasheet; pico-sdk platform_defs.h SYS_CLK_HZ
+
+
+def _rp2350(board: Board) -> Defines:
+    """PLL_SYS as on the RP2040 (pico-sdk's pll_init checks the same ranges on both chips:
+    FBDIV 16-320, VCO 750-1600 MHz, POSTDIV 1-7), clk_sys at most 150 MHz."""
+    if board.clock_hz > RP2350_MAX_CLK_SYS:
+        raise _fail(board, f"above the part's {RP2350_MAX_CLK_SYS} Hz")
+    return _rp2040(board)
+
+
 FAMILIES: dict[str, Callable[[Board], Defines]] = {
     "stm32f4": _stm32f,
     "stm32f7": _stm32f,
     "stm32h7": _stm32h7,
     "samd21": _samd21,
     "rp2040": _rp2040,
+    "rp2350": _rp2350,
 }
 
 

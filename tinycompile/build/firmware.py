@@ -241,7 +241,7 @@ def build_firmware(
             raise err
         uf2_spec = None
         if variant == "board" and b.flash and b.flash.uf2_family_id is not None:
-            uf2_spec = (b.flash.app_origin, b.flash.uf2_family_id)
+            uf2_spec = (b.flash.app_origin, b.flash.uf2_family_id, b.flash.uf2_abs_block)
         bin_path, hex_path, uf2 = write_images(tools, project, elf_rel, uf2_spec)
     finally:
         shutil.rmtree(_tool_tmp(project), ignore_errors=True)

@@ -9,12 +9,31 @@ from pathlib import Path
 from .toolchain import run_tool, tool_failure
 
 UF2_MAGIC = (0x0A324655, 0x9E5D5157, 0x0AB16F30)
+# pico-sdk src/common/boot_uf2_headers/include/boot/uf2.h: flags, the ABSOLUTE family and the RP2
+# extension tag "ignore this block" (size 4, type 0x9957e3)
+UF2_FLAG_FAMILY_ID_PRESENT = 0x00002000
+UF2_FLAG_EXTENSION_FLAGS_PRESENT = 0x00008000
+ABSOLUTE_FAMILY_ID = 0xE48BFF57
+UF2_EXTENSION_RP2_IGNORE_BLOCK = 0x9957E304
 
 
-def uf2_image(image: bytes, base: int, family: int) -> bytes:
-    """UF2 container (256-byte payloads) for drag-and-drop flashing."""
+def uf2_abs_block(address: int) -> bytes:
+    """The block an RP2350 UF2 opens with against erratum RP2350-E10, as picotool writes it
+    (elf2uf2.cpp gen_abs_block): ABSOLUTE family, 256 bytes of 0xEF at ``address``, block 0 of
+    2, and the RP2 "ignore block" extension tag after the payload."""
+    flags = UF2_FLAG_FAMILY_ID_PRESENT | UF2_FLAG_EXTENSION_FLAGS_PRESENT
+    head = struct.pack(
+        "<8I", UF2_MAGIC[0], UF2_MAGIC[1], flags, address, 256, 0, 2, ABSOLUTE_FAMILY_ID
+    )
+    data = (b"\xef" * 256 + struct.pack("<I", UF2_EXTENSION_RP2_IGNORE_BLOCK)).ljust(476, b"\0")
+    return head + data + struct.pack("<I", UF2_MAGIC[2])
+
+
+def uf2_image(image: bytes, base: int, family: int, abs_block: int | None = None) -> bytes:
+    """UF2 container (256-byte payloads) for drag-and-drop flashing; with ``abs_block``, opened
+    by the RP2350-E10 block at that address (``uf2_abs_block``)."""
     n = (len(image) + 255) // 256
-    out = bytearray()
+    out = bytearray(uf2_abs_block(abs_block) if abs_block is not None else b"")
     for i in range(n):
         chunk = image[i * 256 : (i + 1) * 256].ljust(256, b"\0")
         out += struct.pack(
@@ -25,10 +44,14 @@ def uf2_image(image: bytes, base: int, family: int) -> bytes:
 
 
 def write_images(
-    tools: dict[str, str], project: Path, elf_rel: str, uf2: tuple[int, int] | None
+    tools: dict[str, str],
+    project: Path,
+    elf_rel: str,
+    uf2: tuple[int, int] | tuple[int, int, int | None] | None,
 ) -> tuple[Path, Path, Path | None]:
     """Write firmware.bin and firmware.hex beside the ELF (`elf_rel`, relative to `project`), and
-    firmware.uf2 when `uf2` gives (base address, family id); return their paths."""
+    firmware.uf2 when `uf2` gives (base address, family id[, RP2350-E10 block address]); return
+    their paths."""
     stem = elf_rel.removesuffix(".elf")
     for fmt, ext in (("binary", "bin"), ("ihex", "hex")):
         proc = run_tool([tools["objcopy"], "-O", fmt, elf_rel, f"{stem}.{ext}"], project, "objcopy")

@@ -17,6 +17,7 @@ DRIVER_SOURCES = {
     "samd21": "samd21/tc_uart_samd21.c",
     "nrf52": "nrf52/tc_uart_nrf52.c",
     "rp2040": "rp2040/tc_uart_rp2040.c",
+    "rp2350": "rp2350/tc_uart_rp2350.c",
     "cmsdk": "mps2/tc_uart_cmsdk.c",
 }
 # Clock set-up (tc_board_init and the clock queries); the cmsdk driver holds the fixed clock.
@@ -27,6 +28,7 @@ CLOCK_SOURCES = {
     "samd21": "samd21/tc_clock_samd21.c",
     "nrf52": "nrf52/tc_clock_nrf52.c",
     "rp2040": "rp2040/tc_clock_rp2040.c",
+    "rp2350": "rp2350/tc_clock_rp2350.c",
 }
 
 
@@ -52,6 +54,7 @@ def make_recipe(
     boot2_src: str | None,
     portable: bool = False,
     onnx_variant: bool = True,
+    image_def_src: str | None = None,
 ) -> BuildRecipe:
     """The recipe of `variant` for the project `project_dir` (checks its sources exist).
 
@@ -137,6 +140,8 @@ def make_recipe(
             board_srcs.append("runtime/boards/" + CLOCK_SOURCES[board.uart.driver])
         if boot2_src:
             board_srcs.append(boot2_src)
+        if image_def_src:  # the RP2350 boot ROM's IMAGE_DEF block (picobin.py)
+            board_srcs.append(image_def_src)
     for s in board_srcs:
         if not (project_dir / s).is_file():
             raise CompileError(

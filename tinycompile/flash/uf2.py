@@ -20,7 +20,8 @@ def write_uf2(board: Board, image: Image, fw_path: Path) -> Path:
     assert bl is not None and bl.uf2_family_id is not None
     out = fw_path.with_suffix(".uf2")
     try:
-        out.write_bytes(uf2_image(image.data, image.address, bl.uf2_family_id))
+        abs_block = board.flash.uf2_abs_block if board.flash else None  # RP2350-E10
+        out.write_bytes(uf2_image(image.data, image.address, bl.uf2_family_id, abs_block))
     except OSError as e:
         raise DeviceError(f"{out}: cannot write: {e.strerror}") from None
     return out
