@@ -12,6 +12,7 @@ from ..errors import CompileError
 from .spec import CORE_FPUS, EMULATOR_MACHINES, EmulatorSpec, FlashSpec, MemRegion, UartSpec
 
 BOOT2_KINDS = ("rp2040-03h", "rp2040-w25q080")  # firmware/boards/rp2040/tc_boot2*.S
+ATOC_CPUS = ("M55_HP", "M55_HE")  # Alif Ensemble SE tools' cpu_id of an ATOC entry
 _STM32_PIN = r"P[A-K]([0-9]|1[0-5])"
 # driver -> (allowed instances, pin regex, required extra keys with their types and ranges)
 UART_DRIVERS: dict[str, tuple[tuple[int, ...], str | None, dict[str, tuple[type, Any]]]] = {
@@ -26,6 +27,8 @@ UART_DRIVERS: dict[str, tuple[tuple[int, ...], str | None, dict[str, tuple[type,
     "nrf52": ((0,), r"P[01]\.([0-9]|[0-2][0-9]|3[01])", {}),
     "rp2040": ((0,), r"GP([0-9]|[12][0-9])", {}),
     "cmsdk": ((0,), None, {}),
+    # Alif Ensemble UART0-7 (DesignWare APB UART); pins Pport_pin, af the pin's function (0-7)
+    "alif": (tuple(range(8)), r"P([0-9]|1[0-4])_[0-7]", {"af": (int, range(8))}),
 }
 DRIVER_CORES = {
     "stm32f4": ("cortex-m4",),
@@ -35,6 +38,7 @@ DRIVER_CORES = {
     "nrf52": ("cortex-m4",),
     "rp2040": ("cortex-m0plus",),
     "cmsdk": tuple(CORE_FPUS),
+    "alif": ("cortex-m55",),
 }
 
 
@@ -100,8 +104,10 @@ def _parse_flash(raw: Any, source: Path) -> FlashSpec:
         raise _fail(source, "flash.origin", "flash must lie in the 32-bit address space")
     boot2 = _get(raw, "boot2", str, source, "flash.", default=None, choices=BOOT2_KINDS)
     uf2 = _get(raw, "uf2_family_id", int, source, "flash.", default=None)
-    _no_unknown(raw, {"origin", "size", "reserved", "boot2", "uf2_family_id"}, source, "flash.")
-    return FlashSpec(origin, size, reserved, boot2, uf2)
+    atoc = _get(raw, "atoc_cpu", str, source, "flash.", default=None, choices=ATOC_CPUS)
+    known = {"origin", "size", "reserved", "boot2", "uf2_family_id", "atoc_cpu"}
+    _no_unknown(raw, known, source, "flash.")
+    return FlashSpec(origin, size, reserved, boot2, uf2, atoc)
 
 
 def _parse_sram(raw: Any, source: Path) -> tuple[MemRegion, ...]:

@@ -86,6 +86,7 @@ class FlashSpec:
     reserved: int = 0
     boot2: str | None = None
     uf2_family_id: int | None = None
+    atoc_cpu: str | None = None  # Alif Ensemble: the SE's ATOC entry's cpu_id (M55_HP, M55_HE)
 
     @property
     def app_origin(self) -> int:

@@ -26,9 +26,12 @@ NO_MATCH = "*tc_no_such_object.o"
 
 
 def _pin(text: str) -> tuple[int, int]:
-    """'PA9' -> (0, 9); 'P0.06' -> (0, 6); 'GP1' -> (0, 1)."""
+    """'PA9' -> (0, 9); 'P0.06' -> (0, 6); 'GP1' -> (0, 1); 'P12_1' -> (12, 1) (Alif)."""
     if text.startswith("GP"):
         return 0, int(text[2:])
+    m = re.fullmatch(r"P(\d+)_(\d)", text)
+    if m:
+        return int(m.group(1)), int(m.group(2))
     m = re.fullmatch(r"P([A-K])(\d+)", text)
     if m:
         return ord(m.group(1)) - ord("A"), int(m.group(2))
