@@ -18,6 +18,7 @@ DRIVER_SOURCES = {
     "nrf52": "nrf52/tc_uart_nrf52.c",
     "rp2040": "rp2040/tc_uart_rp2040.c",
     "cmsdk": "mps2/tc_uart_cmsdk.c",
+    "alif": "alif/tc_uart_alif.c",
 }
 # Clock set-up (tc_board_init and the clock queries); the cmsdk driver holds the fixed clock.
 CLOCK_SOURCES = {
@@ -27,6 +28,7 @@ CLOCK_SOURCES = {
     "samd21": "samd21/tc_clock_samd21.c",
     "nrf52": "nrf52/tc_clock_nrf52.c",
     "rp2040": "rp2040/tc_clock_rp2040.c",
+    "alif": "alif/tc_clock_alif.c",
 }
 
 
