@@ -1,9 +1,9 @@
 """The Alif Ensemble E7 DevKit's M55-HP core (boards/alif-e7-hp.toml, issue 25): its console and
 start-up on the host model of tests/test_clocks.py (the register values read against Alif's SVD
 and the kit's ConductorTool files, github:alifsemi/alif_ensemble-cmsis-dfp), its image (MRAM at
-0x80200000, the SE tools' ATOC entry, caches), and its emulator build in QEMU's mps3-an547: the
-fixture's image that exceeds the machine's 512 KB ITCM refused with the reason, and kws_dscnn
-bit-exact with TFLM in every layer."""
+0x80200000, the SE tools' ATOC entry, caches), kws_dscnn built for it, and its emulator build in
+QEMU's mps3-an547: the fixture's image that exceeds the machine's 512 KB ITCM refused with the
+reason, and kws_dscnn bit-exact with TFLM in every layer."""
 
 from __future__ import annotations
 
@@ -135,8 +135,16 @@ def test_emulator_refuses_what_exceeds_the_machine(tmp_path: Path) -> None:
 
 
 @pytest.mark.qemu
-def test_kws_bit_exact_in_qemu() -> None:
-    r = api.compare(ROOT / "tests" / "models" / "kws_dscnn.tflite", board=BOARD, n=3, layers=True)
+def test_kws_board_build_and_bit_exact_in_qemu(tmp_path: Path) -> None:
+    """`tinycompile build --board alif-e7-hp` of kws_dscnn links within the board (its self-test
+    vector built in), and its emulator build is bit-exact with TFLM in every layer."""
+    model = ROOT / "tests" / "models" / "kws_dscnn.tflite"
+    p = api.plan(model, board=BOARD)
+    built = api.build_board(p, BOARD, tmp_path / "kws", test_inputs=api.self_test_vector(p))
+    fw = built.firmware
+    assert fw.variant == "board" and fw.size.fits and fw.warnings == ()
+    assert (fw.build_dir / "firmware.atoc.json").is_file()
+    r = api.compare(model, board=BOARD, n=3, layers=True)
     assert r.ok, str(r)
     assert r.result.firmware.board.name == BOARD and r.result.firmware.variant == "emulator"
     assert r.profile is not None and r.profile["instructions"] > 0
