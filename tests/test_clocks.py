@@ -4,7 +4,8 @@ part's clock tree (tests/fixtures/clock_model/tc_clock_model.c), in three cases:
 starts, the crystal is dead, the PLL (SAMD21: DFLL48M) never locks.
 
 The final register values are decoded here, from the reference manuals (RM0090, RM0385, RM0433,
-SAM D21 DS40001882, RP2040 datasheet, nRF52840 PS), independently of tinycompile/build/clocks.py:
+SAM D21 DS40001882, RP2040 datasheet, nRF52840 PS, Alif's Ensemble E7 SVD), independently of
+tinycompile/build/clocks.py:
 the clock they give must be the board file's clock_hz (or the expected fallback), within the
 part's limits (PLL input and VCO ranges, bus maxima, flash wait states), the clock the firmware
 reports must equal the decoded one, and the console UART's divisor must suit the decoded clock.
@@ -30,6 +31,7 @@ from tinycompile.errors import CompileError
 
 MHZ = 1_000_000
 BOARDS = ["stm32f407", "stm32f746", "stm32h743", "samd21", "rp2040", "nrf52840", "rp2350"]
+BOARDS += ["alif-e7-hp"]
 MODES = ["ok", "xtal", "pll"]
 FW = ROOT / "firmware" / "boards"
 SOURCES = {
@@ -40,6 +42,7 @@ SOURCES = {
     "rp2040": ("rp2040/tc_clock_rp2040.c", "rp2040/tc_uart_rp2040.c", "TC_MODEL_RP2040"),
     "nrf52840": ("nrf52/tc_clock_nrf52.c", "nrf52/tc_uart_nrf52.c", "TC_MODEL_NRF52"),
     "rp2350": ("rp2350/tc_clock_rp2350.c", "rp2350/tc_uart_rp2350.c", "TC_MODEL_RP2350"),
+    "alif-e7-hp": ("alif/tc_clock_alif.c", "alif/tc_uart_alif.c", "TC_MODEL_ALIF"),
 }
 
 
@@ -294,6 +297,52 @@ def decode_rp2350(b: Board, regs: Regs) -> tuple[int, str, int]:
     return int(hz), source, int(hz)
 
 
+def decode_alif(b: Board, regs: Regs, crystal: bool) -> tuple[int, str, int]:
+    """(M55-HP core clock, source, UART kernel clock) of an Alif Ensemble E7, from the CGU, AON,
+    CLKCTL_SYS and CLKCTL_PER_SLV registers as the E7's SVD (AE722F80F55D5LS_CM55_HP_View.svd)
+    and the kit's ConductorTool clocks.h define them; the limits from soc_features.h."""
+    cgu = 0x1A602000
+    osc_ctrl, locked, sel, es, ena = (regs[cgu + o] for o in (0, 4, 8, 0x10, 0x14))
+    hfrc = 76_800_000 >> ((regs[0x1A60A03C] >> 11) & 7)  # HFRC_DIV_CLK
+    code = (regs[0x1A604030] >> 13) & 0xF
+    hfxo = 38_400_000 // {14: 256, 15: 1024}.get(code, 1 << code)  # HFXO_DIV_CLK
+    assert code < 8 or code in (14, 15)
+    assert ena & (1 << 12), "RTSS_HP_CLK enabled"
+    if sel & (1 << 16):  # RTSS_HP_CLK from the PLL: ES0_PLL 100, 200, 300, 400 MHz
+        assert locked & 1 and crystal
+        hz, source = ((es & 3) + 1) * 100 * MHZ, "pll"
+    else:  # ES0_OSC: 76.8 / 38.4 MHz RC, 76.8 / 38.4 MHz from the crystal
+        osc = (es >> 8) & 3
+        assert crystal or osc < 2
+        taps = [(hfrc, "hfrc"), (hfrc // 2, "hfrc"), (76_800_000, "hfxo"), (hfxo, "hfxo")]
+        hz, source = taps[osc]
+    assert hz <= 400 * MHZ  # SOC_FEAT_M55_HP_MAX_HZ
+    osc_sys = hfxo if osc_ctrl & 1 else hfrc  # HFXO_CLK, the oscillator side of the PLL muxes
+    for bit in (4, 0):  # SYSPLL_CLK, SYST_REFCLK from the PLL: only when it is locked
+        assert not sel & (1 << bit) or locked & 1
+    syspll = 400 * MHZ if sel & (1 << 4) else osc_sys
+    refclk = 100 * MHZ if sel & 1 else osc_sys
+    aclk_sel, aclk_div = (regs[0x1A010820] >> 8) & 0xFF, ((regs[0x1A010824] >> 16) & 0x1F) + 1
+    aclk = {1: refclk, 2: syspll // aclk_div}[aclk_sel]
+    div = regs[0x1A604020]
+    assert div & 3 < 3 and (div >> 8) & 3 < 3
+    hclk, pclk = aclk >> ((div >> 8) & 3), aclk >> (div & 3)
+    assert aclk <= 400 * MHZ and hclk <= 200 * MHZ and pclk <= 100 * MHZ
+    ctrl, n = regs[0x4902F008], b.uart.instance
+    assert ctrl & (1 << n), "the UART's clock enabled (CKEN)"
+    if ctrl & (1 << (8 + n)):
+        kernel = pclk
+    else:  # HFOSC_CLK
+        assert ena & (1 << 23)
+        kernel = hfxo if osc_ctrl & (1 << 4) else hfrc // 2
+    uart = 0x49018000 + 0x1000 * n  # the model keeps DLL, DLH at +0x100, +0x104
+    div16 = 16 * ((regs[uart + 0x104] << 8) | regs[uart + 0x100]) + (regs[uart + 0xC0] & 0xF)
+    assert div16 == (kernel + 57600) // 115200, (div16, kernel)  # kernel / (16 * DLx.DLF)
+    assert abs(kernel / div16 - 115200) / 115200 < 0.01
+    assert regs[uart + 0x0C] == 0x03  # LCR: 8N1, DLAB off
+    return int(hz), source, int(kernel)
+
+
 EXPECTED = {  # board -> mode -> (clock_hz, source): None means the board file's clock_hz
     "stm32f407": {"ok": (None, "pll_hse"), "xtal": (None, "pll_hsi"), "pll": (16 * MHZ, "hsi")},
     "stm32f746": {"ok": (None, "pll_hse"), "xtal": (None, "pll_hsi"), "pll": (16 * MHZ, "hsi")},
@@ -302,6 +351,8 @@ EXPECTED = {  # board -> mode -> (clock_hz, source): None means the board file's
     "rp2040": {"ok": (None, "pll"), "xtal": (6_500_000, "rosc"), "pll": (12 * MHZ, "xosc")},
     "nrf52840": {"ok": (None, "hfxo"), "xtal": (None, "hfint"), "pll": (None, "hfxo")},
     "rp2350": {"ok": (None, "pll"), "xtal": (12 * MHZ, "rosc"), "pll": (12 * MHZ, "xosc")},
+    # no lock (no crystal: no PLL), the core stays on the 76.8 MHz RC oscillator the SE left
+    "alif-e7-hp": {"ok": (None, "pll"), "xtal": (76_800_000, "hfrc"), "pll": (76_800_000, "hfrc")},
 }
 PLL_SOURCE = {"ok": True, "xtal": False}  # PLL fed by the crystal (HSE) or by HSI
 
@@ -326,6 +377,8 @@ def test_clock_tree_decodes_to_the_target(board: str, mode: str, tmp_path_factor
     elif board == "rp2350":
         hz, source, kernel = decode_rp2350(b, regs)
         assert (facts["glitches"], facts["pad_order"]) == ("0", "0")
+    elif board == "alif-e7-hp":
+        hz, source, kernel = decode_alif(b, regs, crystal=mode != "xtal")
     else:  # nRF52840: 64 MHz whatever the source; HFCLKSTAT says which one runs
         stat = regs[0x4000040C]
         hz, source, kernel = 64 * MHZ, "hfxo" if stat & 0x10001 == 0x10001 else "hfint", 16 * MHZ
@@ -372,6 +425,7 @@ def test_model_sees_a_wrong_setting(tmp_path: Path) -> None:
         ("rp2040", 133_333_333, "no PLL_SYS setting"),
         ("rp2350", 151_000_000, "above the part's"),
         ("rp2350", 133_333_333, "no PLL_SYS setting"),
+        ("alif-e7-hp", 250_000_000, "100, 200, 300 or 400 MHz"),
     ],
 )
 def test_unreachable_clock_is_refused(board: str, clock_hz: int, why: str) -> None:

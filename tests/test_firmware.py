@@ -101,7 +101,8 @@ def split_profiled(out: bytes, n: int) -> list[tuple[bytes, list[int], int]]:
 
 
 @pytest.mark.parametrize(
-    "board", ["stm32f746", "stm32f407", "samd21", "qemu-m33", "qemu-m55", "rp2350"]
+    "board",
+    ["stm32f746", "stm32f407", "samd21", "qemu-m33", "qemu-m55", "rp2350", "alif-e7-hp"],
 )
 def test_emulator_build_runs_and_counts_instructions(tmp_path: Path, board: str) -> None:
     proj = make_project(tmp_path / "proj")
@@ -137,7 +138,7 @@ def test_emulator_build_runs_and_counts_instructions(tmp_path: Path, board: str)
     assert all(d in (0, handler) for d in map(abs, map(int.__sub__, *counts))), counts
     # SysTick's clock in QEMU's virtual time: 25 MHz on the mps2 machines, 20 MHz on the AN505,
     # 32 MHz on the AN547 (the loops above came out exact with it)
-    tpi = {"qemu-m33": 2.56, "qemu-m55": 4.096, "rp2350": 2.56}.get(board, 3.2)
+    tpi = {"mps2-an505": 2.56, "mps3-an547": 4.096}.get(b.emulator.machine, 3.2)
     assert res.ticks_per_instruction == pytest.approx(tpi)
     assert res.timer_overhead_ticks is not None and 0 < res.timer_overhead_ticks < 200
     assert 0 < res.stack_used < res.stack_reserve == b.stack_bytes

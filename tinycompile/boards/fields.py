@@ -13,6 +13,7 @@ from .spec import CORE_FPUS, EMULATOR_MACHINES, EmulatorSpec, FlashSpec, MemRegi
 
 BOOT2_KINDS = ("rp2040-03h", "rp2040-w25q080")  # firmware/boards/rp2040/tc_boot2*.S
 IMAGE_DEF_KINDS = ("rp2350-arm-s",)  # tinycompile/build/picobin.py
+ATOC_CPUS = ("M55_HP", "M55_HE")  # Alif Ensemble SE tools' cpu_id of an ATOC entry
 _STM32_PIN = r"P[A-K]([0-9]|1[0-5])"
 # driver -> (allowed instances, pin regex, required extra keys with their types and ranges)
 UART_DRIVERS: dict[str, tuple[tuple[int, ...], str | None, dict[str, tuple[type, Any]]]] = {
@@ -28,6 +29,8 @@ UART_DRIVERS: dict[str, tuple[tuple[int, ...], str | None, dict[str, tuple[type,
     "rp2040": ((0,), r"GP([0-9]|[12][0-9])", {}),
     "rp2350": ((0,), r"GP([0-9]|[12][0-9])", {}),  # RP2350A: GPIO 0-29
     "cmsdk": ((0,), None, {}),
+    # Alif Ensemble UART0-7 (DesignWare APB UART); pins Pport_pin, af the pin's function (0-7)
+    "alif": (tuple(range(8)), r"P([0-9]|1[0-4])_[0-7]", {"af": (int, range(8))}),
 }
 DRIVER_CORES = {
     "stm32f4": ("cortex-m4",),
@@ -38,6 +41,7 @@ DRIVER_CORES = {
     "rp2040": ("cortex-m0plus",),
     "rp2350": ("cortex-m33",),
     "cmsdk": tuple(CORE_FPUS),
+    "alif": ("cortex-m55",),
 }
 
 
@@ -109,9 +113,10 @@ def _parse_flash(raw: Any, source: Path) -> FlashSpec:
         raise _fail(
             source, "flash.uf2_abs_block", "needs uf2_family_id and a 256-byte aligned address"
         )
+    atoc = _get(raw, "atoc_cpu", str, source, "flash.", default=None, choices=ATOC_CPUS)
     known = {"origin", "size", "reserved", "boot2", "uf2_family_id", "image_def", "uf2_abs_block"}
-    _no_unknown(raw, known, source, "flash.")
-    return FlashSpec(origin, size, reserved, boot2, uf2, image_def, abs_block)
+    _no_unknown(raw, known | {"atoc_cpu"}, source, "flash.")
+    return FlashSpec(origin, size, reserved, boot2, uf2, image_def, abs_block, atoc)
 
 
 def _parse_sram(raw: Any, source: Path) -> tuple[MemRegion, ...]:

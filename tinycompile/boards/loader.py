@@ -10,15 +10,16 @@ File format (sizes and addresses are integers; TOML accepts ``0x08000000`` and `
 
     name = "stm32f746"                  # must equal the file name without .toml
     description = "STM32F746G-DISCO"
-    core = "cortex-m7"                  # cortex-m0plus | cortex-m3 | cortex-m4 | cortex-m7
-    fpu = "fpv5-sp-d16"                 # none | fpv4-sp-d16 | fpv5-sp-d16 | fpv5-d16
+    core = "cortex-m7"                  # cortex-m0plus | cortex-m3 | cortex-m4 | cortex-m7 |
+                                        # cortex-m33 | cortex-m55
+    fpu = "fpv5-sp-d16"                 # none | fpv4-sp-d16 | fpv5-sp-d16 | fpv5-d16 | auto (M55)
     clock_hz = 216_000_000              # core clock the board firmware sets up
     reset_clock_hz = 16_000_000         # optional: the clock it falls back to (default clock_hz)
     crystal_hz = 25_000_000             # optional: the board's crystal (STM32 HSE, SAMD21 XOSC32K)
     crystal_bypass = false              # optional: HSE is an external clock (ST-LINK MCO)
     max_clock_hz = 216_000_000          # optional: the part's maximum
     timer = "dwt"                       # optional: dwt (M3/M4/M7 default) | systick (M0+)
-    caches = true                       # optional, Cortex-M7: enable I/D caches at reset
+    caches = true                       # optional, Cortex-M7/M55: enable I/D caches at reset
     stack_bytes = 8192                  # optional: the stack reserve where the firmware's call
                                         # graph gives no bound (default 4096; else the reserve
                                         # is that bound + 64, tinycompile/build/stack.py)
@@ -38,6 +39,8 @@ File format (sizes and addresses are integers; TOML accepts ``0x08000000`` and `
                                         # after the vector table (build/picobin.py)
     uf2_abs_block = 0x10ffff00          # optional: the UF2 opens with an ignored ABSOLUTE-family
                                         # block there (RP2350-E10, as picotool --abs-block)
+    atoc_cpu = "M55_HP"                 # optional (Alif Ensemble): also write firmware.atoc.json,
+                                        # the SE tools' ATOC entry booting the image on that core
 
     [[sram]]                            # the first region holds .data, .bss (arena), stack
     name = "sram"
@@ -45,7 +48,8 @@ File format (sizes and addresses are integers; TOML accepts ``0x08000000`` and `
     size = 0x50000
 
     [uart]                              # console used by the real-board firmware
-    driver = "stm32f7"                  # stm32f4|stm32f7|stm32h7|samd21|nrf52|rp2040|rp2350|cmsdk
+    driver = "stm32f7"                  # stm32f4|stm32f7|stm32h7|samd21|nrf52|rp2040|rp2350|
+                                        # alif|cmsdk
     instance = 1
     tx = "PA9"
     rx = "PB7"
@@ -154,8 +158,8 @@ def load_board_file(path: str | Path) -> Board:
     if timer == "dwt" and core == "cortex-m0plus":
         raise _fail(source, "timer", "Cortex-M0+ has no DWT cycle counter; use systick")
     caches = _get(raw, "caches", bool, source, default=False)
-    if caches and core != "cortex-m7":
-        raise _fail(source, "caches", "only Cortex-M7 boards have L1 caches")
+    if caches and core not in ("cortex-m7", "cortex-m55"):
+        raise _fail(source, "caches", "only Cortex-M7 and Cortex-M55 boards have L1 caches")
     stack = _get(raw, "stack_bytes", int, source, default=4096)
     if stack < 512 or stack % 8:
         raise _fail(source, "stack_bytes", f"must be a multiple of 8, at least 512, got {stack}")
@@ -177,6 +181,8 @@ def load_board_file(path: str | Path) -> Board:
             "flash.image_def",
             "the RP2350 IMAGE_DEF needs a cortex-m33 image at the flash origin",
         )
+    if flash.atoc_cpu and core != "cortex-m55":
+        raise _fail(source, "flash.atoc_cpu", "an Alif Ensemble ATOC entry needs a cortex-m55")
     sram = _parse_sram(raw.get("sram"), source)
     if "uart" not in raw:
         raise _fail(source, "uart", "missing")

@@ -88,6 +88,7 @@ class FlashSpec:
     uf2_family_id: int | None = None
     image_def: str | None = None  # RP2350: the boot ROM's IMAGE_DEF block (build/picobin.py)
     uf2_abs_block: int | None = None  # RP2350-E10: the UF2's leading ABSOLUTE-family block
+    atoc_cpu: str | None = None  # Alif Ensemble: the SE's ATOC entry's cpu_id (M55_HP, M55_HE)
 
     @property
     def app_origin(self) -> int:

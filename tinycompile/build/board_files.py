@@ -27,9 +27,12 @@ NO_MATCH = "*tc_no_such_object.o"
 
 
 def _pin(text: str) -> tuple[int, int]:
-    """'PA9' -> (0, 9); 'P0.06' -> (0, 6); 'GP1' -> (0, 1)."""
+    """'PA9' -> (0, 9); 'P0.06' -> (0, 6); 'GP1' -> (0, 1); 'P12_1' -> (12, 1) (Alif)."""
     if text.startswith("GP"):
         return 0, int(text[2:])
+    m = re.fullmatch(r"P(\d+)_(\d)", text)
+    if m:
+        return int(m.group(1)), int(m.group(2))
     m = re.fullmatch(r"P([A-K])(\d+)", text)
     if m:
         return ord(m.group(1)) - ord("A"), int(m.group(2))
@@ -115,9 +118,9 @@ def linker_layout(
     else:
         machine = EMULATOR_MACHINES[board.emulator.machine]
         (code_o, code_n), (ram_o, ram_n) = machine["code"], machine["ram"]
-        if board.flash_bytes > code_n or board.sram_bytes > ram_n:
+        if board.sram_bytes > ram_n:
             raise CompileError(
-                f"board {board.name}: its flash or SRAM is larger than the "
+                f"board {board.name}: its SRAM is larger than the "
                 f"emulator machine {board.emulator.machine}'s memory"
             )
         flash_origin, flash_len = code_o, min(board.flash_bytes + EMU_IO_FLASH, code_n)
@@ -128,6 +131,8 @@ def linker_layout(
             f"QEMU {board.emulator.machine} memory map, board {board.name}'s budgets "
             f"({board.flash_bytes} bytes flash, {board.sram_bytes} bytes SRAM) enforced."
         )
+        if board.flash_bytes + EMU_IO_FLASH > code_n:  # a board flash larger than the machine's
+            note += f"\n * The machine's {code_n} bytes of code memory hold less than the board."
     if measure:
         # Room for anything: used only to size a firmware that failed to fit.
         limit = ram_origin - flash_origin if ram_origin > flash_origin else 1 << 28

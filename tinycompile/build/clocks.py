@@ -1,6 +1,7 @@
 """Clock plans: the PLL, prescaler and flash settings giving a board its `clock_hz`, as tc_board.h
 macros for firmware/boards/<family>/tc_clock_*.c (limits from RM0090, RM0385, RM0433, the SAM D21
-datasheet and the RP2040 and RP2350 datasheets). A clock no setting reaches exactly is refused."""
+datasheet, the RP2040 and RP2350 datasheets and Alif's Ensemble E7 SVD). A clock no setting reaches
+exactly is refused."""
 
 from __future__ import annotations
 
@@ -170,6 +171,18 @@ def _rp2350(board: Board) -> Defines:
     return _rp2040(board)
 
 
+# Alif Ensemble E7, the M55-HP core (RTSS_HP_CLK): the PLL frequencies CGU ESCLK_SEL.ES0_PLL
+# selects (Debug/SVD/AE722F80F55D5LS_CM55_HP_View.svd, field ES0_PLL: 0-3 = 100-400 MHz), at most
+# SOC_FEAT_M55_HP_MAX_HZ (soc_features.h). The SE sets the PLL itself; the core picks its tap.
+ALIF_ES0_PLL_HZ = (100 * MHZ, 200 * MHZ, 300 * MHZ, 400 * MHZ)
+
+
+def _alif(board: Board) -> Defines:
+    if board.clock_hz not in ALIF_ES0_PLL_HZ:
+        raise _fail(board, "the M55-HP core's PLL clock is 100, 200, 300 or 400 MHz (ES0_PLL)")
+    return [("TC_ALIF_ES0_PLL", f"{ALIF_ES0_PLL_HZ.index(board.clock_hz)}u")]
+
+
 FAMILIES: dict[str, Callable[[Board], Defines]] = {
     "stm32f4": _stm32f,
     "stm32f7": _stm32f,
@@ -177,6 +190,7 @@ FAMILIES: dict[str, Callable[[Board], Defines]] = {
     "samd21": _samd21,
     "rp2040": _rp2040,
     "rp2350": _rp2350,
+    "alif": _alif,
 }
 
 

@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import procs
-from ..boards import Board, get_board
+from ..boards import EMULATOR_MACHINES, Board, get_board
 from ..errors import CompileError, DoesNotFit
 from .board_files import render_linker, write_board_files, write_testvec
-from .images import write_images
+from .images import alif_atoc_config, write_images
 from .objcache import compile_cached, kernel_headers, object_key
 from .recipe import VARIANTS, BuildRecipe
 from .size import SizeReport, size_report
@@ -187,6 +187,7 @@ def build_firmware(
     build_dir = project / rel_build
     build_dir.mkdir(parents=True, exist_ok=True)
     names = {ext: build_dir / f"firmware.{ext}" for ext in ("elf", "bin", "hex", "uf2", "map")}
+    (build_dir / "firmware.atoc.json").unlink(missing_ok=True)
     for p in names.values():
         p.unlink(missing_ok=True)
     # Objects are rebuilt every time (the kernels' from the object cache, objcache.py, keyed by
@@ -218,6 +219,14 @@ def build_firmware(
                         f"SRAM {report.sram_used} > {report.sram_total} bytes (arena "
                         f"{report.arena}, stack {report.stack})"
                     )
+                if not parts and variant == "emulator":  # the board's flash exceeds the machine's
+                    assert b.emulator is not None
+                    code = EMULATOR_MACHINES[b.emulator.machine]["code"][1]
+                    used = report.flash_used + report.emu_io_flash
+                    parts.append(
+                        f"flash {used} > {code} bytes, the code memory of its emulator machine "
+                        f"{b.emulator.machine} (the board's own {report.flash_total} would hold it)"
+                    )
                 err = DoesNotFit(
                     f"{variant} firmware does not fit board {b.name}: "
                     + ("; ".join(parts) or "linker region overflow")
@@ -243,6 +252,9 @@ def build_firmware(
         if variant == "board" and b.flash and b.flash.uf2_family_id is not None:
             uf2_spec = (b.flash.app_origin, b.flash.uf2_family_id, b.flash.uf2_abs_block)
         bin_path, hex_path, uf2 = write_images(tools, project, elf_rel, uf2_spec)
+        if variant == "board" and b.flash and b.flash.atoc_cpu:  # Alif: the SE tools' entry
+            atoc = alif_atoc_config(bin_path.name, b.flash.app_origin, b.flash.atoc_cpu)
+            (build_dir / "firmware.atoc.json").write_text(atoc, encoding="utf-8")
     finally:
         shutil.rmtree(_tool_tmp(project), ignore_errors=True)
     return FirmwareBuild(

@@ -1,8 +1,9 @@
-"""Flashable images from a linked ELF: raw binary and Intel hex (objcopy), and UF2 for boards
-with a UF2 family."""
+"""Flashable images from a linked ELF: raw binary and Intel hex (objcopy), UF2 for boards with a
+UF2 family, and the Alif SE tools' ATOC entry for Alif Ensemble boards."""
 
 from __future__ import annotations
 
+import json
 import struct
 from pathlib import Path
 
@@ -63,3 +64,29 @@ def write_images(
     uf2_path = project / f"{stem}.uf2"
     uf2_path.write_bytes(uf2_image(bin_path.read_bytes(), *uf2))
     return bin_path, hex_path, uf2_path
+
+
+def alif_atoc_config(binary: str, address: int, cpu: str) -> str:
+    """The Alif SE tools' ATOC configuration booting ``binary`` in place from MRAM at ``address``
+    on core ``cpu`` (M55_HP, M55_HE), for ``app-gen-toc -f`` then ``app-write-mram``: the SE's
+    device configuration (the tools' own app-device-config.json: clocks, pins) and the image, as
+    Alif's examples write it (github:alifsemi/alif_vscode-template .alif/M55_HP_cfg.json; the
+    DFP's Boards/*/Examples/*/.alif/*_mram_cfg.json), unsigned as there."""
+    entries = {
+        "DEVICE": {
+            "disabled": False,
+            "binary": "app-device-config.json",
+            "version": "0.5.00",
+            "signed": True,
+        },
+        "TC_APP": {
+            "disabled": False,
+            "binary": binary,
+            "version": "1.0.0",
+            "signed": False,
+            "mramAddress": f"0x{address:08X}",
+            "cpu_id": cpu,
+            "flags": ["boot"],
+        },
+    }
+    return json.dumps(entries, indent=4) + "\n"

@@ -19,6 +19,7 @@ DRIVER_SOURCES = {
     "rp2040": "rp2040/tc_uart_rp2040.c",
     "rp2350": "rp2350/tc_uart_rp2350.c",
     "cmsdk": "mps2/tc_uart_cmsdk.c",
+    "alif": "alif/tc_uart_alif.c",
 }
 # Clock set-up (tc_board_init and the clock queries); the cmsdk driver holds the fixed clock.
 CLOCK_SOURCES = {
@@ -29,6 +30,7 @@ CLOCK_SOURCES = {
     "nrf52": "nrf52/tc_clock_nrf52.c",
     "rp2040": "rp2040/tc_clock_rp2040.c",
     "rp2350": "rp2350/tc_clock_rp2350.c",
+    "alif": "alif/tc_clock_alif.c",
 }
 
 

@@ -55,6 +55,9 @@ HELP = """Program a board by the methods its board file names (the first is the 
       tinycompile flash build/digits-rp2040 --board rp2040 --drive /media/$USER/RPI-RP2
     --method openocd / gdb: a Raspberry Pi Debug Probe on the SWD pins.
   nrf52840 (DK): the on-board J-Link (OpenOCD), its drive (probe-drive) or its GDB server (gdb).
+  alif-e7-hp (Alif E7 DevKit, MRAM): a J-Link's GDB server (gdb, port 2331); starting at power-on
+    also needs the SE's ATOC entry: the build's firmware.atoc.json, for Alif's SE tools
+    (app-gen-toc -f, then app-write-mram), which tinycompile does not run.
 Every method writes and verifies (read-back, CRC or the probe's own check); a failed verify
 exits 3, a missing program names the package to install."""
 

@@ -2,7 +2,7 @@
  *
  * Vector table (the 16 architectural entries; no peripheral interrupt is ever enabled), reset
  * handler (VTOR at this table, .data copy, .bss zero, stack painting, FPU enable on M4F/M7,
- * caches on M7 boards, UNALIGN_TRP when ARMv6-M code runs on an ARMv7-M emulator), fault
+ * caches on M7 and M55 boards, UNALIGN_TRP when ARMv6-M code runs on an ARMv7-M emulator), fault
  * reporting, main().
  * Linker symbols come from the linker script rendered from templates/board/linker.ld.j2.
  */
@@ -49,10 +49,20 @@ __attribute__((section(".isr_vector"), used)) const tc_vector_t tc_vectors[16] =
     SysTick_Handler,
 };
 
-#if defined(TC_BOARD_ENABLE_CACHES) && defined(__ARM_ARCH_7EM__)
+/* Board files allow caches on Cortex-M7 (ARMv7E-M) and Cortex-M55 boards (ARMv8.1-M, for which
+ * GCC 12 defines __ARM_ARCH_8M_MAIN__; tinycompile/boards/loader.py). */
+#if defined(TC_BOARD_ENABLE_CACHES) &&                                                             \
+    (defined(__ARM_ARCH_7EM__) || defined(__ARM_ARCH_8M_MAIN__))
+#define TC_CACHES 1
+#endif
+
+#if defined(TC_CACHES)
 __attribute__((noinline)) static void tc_enable_caches(void)
 {
-    /* ARMv7-M cache maintenance: invalidate, then enable, the L1 instruction and data caches. */
+    /* ARMv7-M cache maintenance (the same registers on ARMv8-M): invalidate, then enable, the L1
+     * instruction and data caches. The Cortex-M55 invalidates both by itself at reset (Alif's
+     * system.c enables them without it); done here too, it also covers an entry by a debugger's
+     * jump, with the caches holding what an earlier image read from MRAM. */
     TC_REG32(0xE000EF50u) = 0; /* ICIALLU */
     __asm volatile("dsb\n isb" ::: "memory");
     TC_REG32(0xE000ED84u) = 0; /* CSSELR: level 1 data cache */
@@ -69,6 +79,12 @@ __attribute__((noinline)) static void tc_enable_caches(void)
     }
     __asm volatile("dsb" ::: "memory");
     TC_REG32(TC_SCB_CCR) |= (1u << 17) | (1u << 16); /* IC, DC */
+#if defined(__ARM_ARCH_8M_MAIN__)
+    /* Cortex-M55 (CMSIS core_cm55.h): CCR.LOB (bit 19), the loop and branch info cache, and
+     * ICB ACTLR.DISLOBR (bit 5) cleared, as Alif's system.c does. */
+    TC_REG32(TC_SCB_CCR) |= 1u << 19;
+    TC_REG32(0xE000E008u) &= ~(1u << 5);
+#endif
     __asm volatile("dsb\n isb" ::: "memory");
 }
 #endif
@@ -101,7 +117,7 @@ void tc_reset_handler(void)
     /* ARMv6-M code on an ARMv7-M emulator: make unaligned accesses fault as on a real M0+. */
     TC_REG32(TC_SCB_CCR) |= 1u << 3;
 #endif
-#if defined(TC_BOARD_ENABLE_CACHES) && defined(__ARM_ARCH_7EM__)
+#if defined(TC_CACHES)
     tc_enable_caches();
 #endif
 #if defined(TC_VARIANT_EMULATOR)
