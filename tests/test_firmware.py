@@ -100,7 +100,9 @@ def split_profiled(out: bytes, n: int) -> list[tuple[bytes, list[int], int]]:
     return res
 
 
-@pytest.mark.parametrize("board", ["stm32f746", "stm32f407", "samd21", "qemu-m33", "qemu-m55"])
+@pytest.mark.parametrize(
+    "board", ["stm32f746", "stm32f407", "samd21", "qemu-m33", "qemu-m55", "stm32u585"]
+)
 def test_emulator_build_runs_and_counts_instructions(tmp_path: Path, board: str) -> None:
     proj = make_project(tmp_path / "proj")
     build = build_firmware(proj, board, variant="emulator", profile=True)
@@ -135,7 +137,7 @@ def test_emulator_build_runs_and_counts_instructions(tmp_path: Path, board: str)
     assert all(d in (0, handler) for d in map(abs, map(int.__sub__, *counts))), counts
     # SysTick's clock in QEMU's virtual time: 25 MHz on the mps2 machines, 20 MHz on the AN505,
     # 32 MHz on the AN547 (the loops above came out exact with it)
-    tpi = {"qemu-m33": 2.56, "qemu-m55": 4.096}.get(board, 3.2)
+    tpi = {"qemu-m33": 2.56, "qemu-m55": 4.096, "stm32u585": 2.56}.get(board, 3.2)
     assert res.ticks_per_instruction == pytest.approx(tpi)
     assert res.timer_overhead_ticks is not None and 0 < res.timer_overhead_ticks < 200
     assert 0 < res.stack_used < res.stack_reserve == b.stack_bytes
