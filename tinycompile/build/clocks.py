@@ -129,10 +129,11 @@ def _stm32h7(board: Board) -> Defines:
 # every bus at 160 MHz); 32 MHz per flash wait state in range 1 (stm32u5xx_ll_utils.c
 # UTILS_SCALE1_LATENCYx_FREQ). PLL1 (RM0456 Rev 6, 11.8.12): input 4-16 MHz after PLL1M 1-16,
 # PLL1RGE 0 for 4-8 MHz, 3 for 8-16 MHz; PLL1N 4-512; PLL1R 1 or even (2-128). VCO: searched in
-# 128-344 MHz, inside both ST's LL bound (64-344 MHz) and the 128-544 MHz others quote. The EPOD
-# booster (needed above 55 MHz, RM0456 PWR_VOSR.BOOSTEN) takes the PLL1 input clock / PLL1MBOOST,
-# which must be 4-16 MHz (ST's Zephyr U5 clock driver). The RC oscillator the PLL falls back to:
-# MSIS at its 4 MHz reset range (stm32u5xx_hal_rcc.c).
+# 128-344 MHz, where ST's LL bound (64-344 MHz) and the 128-544 MHz third-party drivers quote
+# overlap (the datasheet's figure not read here). The EPOD booster (needed above 55 MHz, RM0456
+# PWR_VOSR.BOOSTEN) takes the PLL1 input clock / PLL1MBOOST (RCC_PLL1CFGR), which must be 4-16 MHz
+# (Zephyr's U5 clock driver; RM0456's own sentence not read here). The RC oscillator the PLL falls
+# back to: MSIS at its 4 MHz reset range (stm32u5xx_hal_rcc.c).
 U5_MSIS = 4 * MHZ
 U5_RANGE1 = 160 * MHZ
 U5_MBOOST = {1: 0, 2: 1, 4: 2, 6: 3, 8: 4, 10: 5, 12: 6, 14: 7, 16: 8}  # divider: PLL1MBOOST
