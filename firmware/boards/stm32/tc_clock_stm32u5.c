@@ -1,5 +1,5 @@
-/* tinycompile board support: STM32U5 (STM32U575/585) clock set-up: RM0456 Rev 6 sections 7
- * (FLASH), 10 (PWR), 11 (RCC) and the ICACHE; register offsets and bit positions as ST's
+/* tinycompile board support: STM32U5 (STM32U575/585) clock set-up: RM0456 Rev 6 sections 10
+ * (PWR) and 11 (RCC), its FLASH and ICACHE chapters; register offsets and bit positions as ST's
  * stm32u585xx.h (cmsis-device-u5) gives them, the sequence as ST's HAL (stm32u5xx_hal_rcc.c,
  * stm32u5xx_hal_pwr_ex.c, stm32u5xx_hal_icache.c) runs it.
  *
