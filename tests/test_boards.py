@@ -19,6 +19,7 @@ from tinycompile.fit import check_fit, raise_if_too_big
 
 HARDWARE_BOARDS = {"stm32f746", "stm32f407", "samd21", "nrf52840", "rp2040", "stm32h743", "rp2350"}
 HARDWARE_BOARDS |= {"alif-e7-hp"}
+HARDWARE_BOARDS |= {"stm32u585"}
 EMULATOR_BOARDS = {"qemu-m3", "qemu-m4", "qemu-m7", "qemu-m33", "qemu-m55"}
 
 GOOD = """\

@@ -32,12 +32,14 @@ from tinycompile.errors import CompileError
 MHZ = 1_000_000
 BOARDS = ["stm32f407", "stm32f746", "stm32h743", "samd21", "rp2040", "nrf52840", "rp2350"]
 BOARDS += ["alif-e7-hp"]
+BOARDS += ["stm32u585"]
 MODES = ["ok", "xtal", "pll"]
 FW = ROOT / "firmware" / "boards"
 SOURCES = {
     "stm32f407": ("stm32/tc_clock_stm32f.c", "stm32/tc_uart_stm32.c", ""),
     "stm32f746": ("stm32/tc_clock_stm32f.c", "stm32/tc_uart_stm32.c", ""),
     "stm32h743": ("stm32/tc_clock_stm32h7.c", "stm32/tc_uart_stm32.c", ""),
+    "stm32u585": ("stm32/tc_clock_stm32u5.c", "stm32/tc_uart_stm32.c", ""),
     "samd21": ("samd21/tc_clock_samd21.c", "samd21/tc_uart_samd21.c", "TC_MODEL_SAMD21"),
     "rp2040": ("rp2040/tc_clock_rp2040.c", "rp2040/tc_uart_rp2040.c", "TC_MODEL_RP2040"),
     "nrf52840": ("nrf52/tc_clock_nrf52.c", "nrf52/tc_uart_nrf52.c", "TC_MODEL_NRF52"),
@@ -196,6 +198,64 @@ def decode_stm32h7(b: Board, regs: Regs) -> tuple[int, str, int]:
     return int(cpu), source, kernel
 
 
+# STM32U575/585 (RM0456 Rev 6; bit positions as ST's stm32u585xx.h). MSIS frequencies by range
+# (RCC_ICSCR1.MSISRANGE, or RCC_CSR.MSISSRANGE while MSIRGSEL is 0); the HCLK each flash wait
+# state allows in voltage ranges 4, 3, 2, 1 and each range's SYSCLK maximum (ST's LL,
+# stm32u5xx_ll_utils.c: range 1 32 MHz per wait state, 160 MHz).
+U5_MSI = [48, 24, 16, 12, 4, 2, 1.33, 1, 3.072, 1.536, 1.024, 0.768, 0.4, 0.2, 0.133, 0.1]
+U5_WS_STEP = {0: 8 * MHZ, 1: 12.5 * MHZ, 2: 25 * MHZ, 3: 32 * MHZ}  # VOS 00 = range 4
+U5_RANGE_MAX = {0: 25 * MHZ, 1: 55 * MHZ, 2: 110 * MHZ, 3: 160 * MHZ}
+
+
+def decode_stm32u5(b: Board, regs: Regs) -> tuple[int, str, int]:
+    """(HCLK, source, USART kernel clock) of an STM32U5, checked against the part's limits."""
+    rcc, pwr = 0x46020C00, 0x46020800
+    cr, icscr1, cfgr1 = regs[rcc], regs[rcc + 0x08], regs[rcc + 0x1C]
+    msis_range = icscr1 >> 28 if icscr1 & (1 << 23) else (regs[rcc + 0xF4] >> 12) & 0xF
+    msis = round(U5_MSI[msis_range] * MHZ)
+    sws = (cfgr1 >> 2) & 3
+    if sws == 3:
+        cfg, div = regs[rcc + 0x28], regs[rcc + 0x34]
+        src = cfg & 3
+        ready_bit = {1: 2, 2: 10, 3: 17}[src]  # MSISRDY, HSIRDY, HSERDY
+        assert cr & (1 << ready_bit), "PLL1 input not running"
+        fin = {1: msis, 2: 16 * MHZ, 3: b.crystal_hz}[src]
+        m, n = ((cfg >> 8) & 0xF) + 1, (div & 0x1FF) + 1
+        r = ((div >> 24) & 0x7F) + 1
+        ref, rge = fin / m, (cfg >> 2) & 3
+        assert 4 * MHZ <= ref <= 16 * MHZ and 4 <= n <= 512
+        assert rge == (0 if ref <= 8 * MHZ else 3)  # 00: 4-8 MHz, 11: 8-16 MHz
+        assert r == 1 or r % 2 == 0  # PLL1R: 1 or even (RM0456 RCC_PLL1DIVR)
+        assert not cfg & (1 << 4) and cfg & (1 << 18)  # integer mode, pll1_r_ck enabled
+        assert 128 * MHZ <= ref * n <= 344 * MHZ
+        mboost = (cfg >> 12) & 0xF
+        assert 4 * MHZ <= fin / (2 * mboost if mboost else 1) <= 16 * MHZ  # booster's clock
+        sys, source = ref * n / r, {1: "pll_msis", 2: "pll_hsi", 3: "pll_hse"}[src]
+    else:
+        sys = {0: msis, 1: 16 * MHZ, 2: b.crystal_hz}[sws]
+        source = {0: "msis", 1: "hsi", 2: "hse"}[sws]
+    cfgr2, cfgr3 = regs[rcc + 0x20], regs[rcc + 0x24]
+    hclk = sys / _ahb_div(cfgr2 & 0xF)
+    apb = [hclk / _apb_div((c >> s) & 7) for c, s in ((cfgr2, 4), (cfgr2, 8), (cfgr3, 4))]
+    vosr = regs[pwr + 0x0C]
+    vos = (vosr >> 16) & 3
+    assert sys <= U5_RANGE_MAX[vos] and max(apb) <= hclk <= 160 * MHZ
+    if sys > 55 * MHZ:  # the EPOD booster on and ready (RM0456 PWR_VOSR.BOOSTEN)
+        assert vosr & (1 << 18) and vosr & (1 << 14)
+    acr = regs[0x40022000]
+    need = -(-hclk // U5_WS_STEP[vos]) - 1
+    assert acr & 0xF >= need
+    if source.startswith("pll"):
+        assert acr & 0xF == need and acr & (1 << 8), "latency and prefetch"
+    assert regs[0x40030400] & 1, "ICACHE enabled"
+    sel = (regs[rcc + 0xE0] >> (2 * (b.uart.instance - 1))) & 3
+    assert sel == 0  # USARTxSEL: the APB clock
+    kernel = int(apb[1] if b.uart.instance == 1 else apb[0])  # USART1 on APB2, USART2/3 on APB1
+    usart = {1: 0x40013800, 2: 0x40004400, 3: 0x40004800}[b.uart.instance]
+    _check_stm32_brr(regs, usart + 0x0C, kernel)
+    return int(hclk), source, kernel
+
+
 def decode_samd21(b: Board, regs: Regs, text: str) -> tuple[int, str, int]:
     gens = {
         int(g): (int(c, 16), int(d, 16)) for g, c, d in re.findall(r"gen (\d+) (\S+) (\S+)", text)
@@ -347,6 +407,8 @@ EXPECTED = {  # board -> mode -> (clock_hz, source): None means the board file's
     "stm32f407": {"ok": (None, "pll_hse"), "xtal": (None, "pll_hsi"), "pll": (16 * MHZ, "hsi")},
     "stm32f746": {"ok": (None, "pll_hse"), "xtal": (None, "pll_hsi"), "pll": (16 * MHZ, "hsi")},
     "stm32h743": {"ok": (None, "pll_hse"), "xtal": (None, "pll_hsi"), "pll": (64 * MHZ, "hsi")},
+    # no HSE on the kit: PLL1 runs from MSIS whatever the crystals do
+    "stm32u585": {"ok": (None, "pll_msis"), "xtal": (None, "pll_msis"), "pll": (4 * MHZ, "msis")},
     "samd21": {"ok": (None, "dfll"), "xtal": (48 * MHZ, "dfll_open"), "pll": (8 * MHZ, "osc8m")},
     "rp2040": {"ok": (None, "pll"), "xtal": (6_500_000, "rosc"), "pll": (12 * MHZ, "xosc")},
     "nrf52840": {"ok": (None, "hfxo"), "xtal": (None, "hfint"), "pll": (None, "hfxo")},
@@ -370,6 +432,8 @@ def test_clock_tree_decodes_to_the_target(board: str, mode: str, tmp_path_factor
         hz, source, kernel = decode_stm32h7(b, regs)
         if source.startswith("pll"):
             assert (regs[0x58024428] & 3 == 2) == PLL_SOURCE[mode]
+    elif board == "stm32u585":
+        hz, source, kernel = decode_stm32u5(b, regs)
     elif board == "samd21":
         hz, source, kernel = decode_samd21(b, regs, text)
     elif board == "rp2040":

@@ -102,7 +102,16 @@ def split_profiled(out: bytes, n: int) -> list[tuple[bytes, list[int], int]]:
 
 @pytest.mark.parametrize(
     "board",
-    ["stm32f746", "stm32f407", "samd21", "qemu-m33", "qemu-m55", "rp2350", "alif-e7-hp"],
+    [
+        "stm32f746",
+        "stm32f407",
+        "samd21",
+        "qemu-m33",
+        "qemu-m55",
+        "rp2350",
+        "alif-e7-hp",
+        "stm32u585",
+    ],
 )
 def test_emulator_build_runs_and_counts_instructions(tmp_path: Path, board: str) -> None:
     proj = make_project(tmp_path / "proj")

@@ -32,7 +32,8 @@ PROBE_BOARDS = sorted(b.name for b in list_boards() if "openocd" in b.flash_meth
 def test_default_methods_are_the_users_own() -> None:
     want = {"stm32f746": "openocd", "stm32f407": "openocd", "stm32h743": "openocd",
             "nrf52840": "openocd", "samd21": "sam-ba", "rp2040": "uf2",
-            "rp2350": "uf2"}  # fmt: skip
+            "rp2350": "uf2",
+            "stm32u585": "openocd"}  # fmt: skip
     for name, method in want.items():
         b = get_board(name)
         assert b.flash_methods[0] == method and "gdb" in b.flash_methods, name

@@ -11,7 +11,7 @@ from flashkit import assert_failed_clearly, built, elf_segments, timed_cli  # no
 
 from tinycompile.boards import get_board
 
-STM32 = ["stm32f746", "stm32f407", "stm32h743"]
+STM32 = ["stm32f746", "stm32f407", "stm32h743", "stm32u585"]
 
 
 def make_sim(board: str, **kw) -> Stm32RomSim:
@@ -20,6 +20,8 @@ def make_sim(board: str, **kw) -> Stm32RomSim:
     assert bl is not None and bl.product_id is not None and b.flash is not None
     old = random.Random(board).randbytes(b.flash.size)  # an older firmware everywhere
     kw.setdefault("product_id", bl.product_id)
+    if b.uart.driver == "stm32u5":  # flash programmed by ECC'd quad-words (RM0456)
+        kw.setdefault("write_unit", 16)
     return Stm32RomSim(sectors=list(bl.sectors), initial=old, **kw)
 
 

@@ -35,6 +35,9 @@ class Stm32RomSim(PtyDevice):
     Faults: ``silent`` (never answers), ``nack`` (a command code whose last step is NACKed),
     ``stuck`` ((address, value): a cell that keeps ``value`` whatever is written), and the
     base's dropped bytes; ``legacy_erase`` offers ERASE 0x43 instead of EXTENDED ERASE 0x44.
+    ``write_unit``: the flash's programming unit in bytes (4 by default; 16 on the STM32U5,
+    programmed by quad-words with ECC, RM0456): a WRITE MEMORY must start and end on the unit,
+    and every unit it writes must be erased (all 0xFF) beforehand, else it is NACKed.
     """
 
     def __init__(
@@ -50,6 +53,7 @@ class Stm32RomSim(PtyDevice):
         stuck: tuple[int, int] | None = None,
         drop_rx: set[int] = frozenset(),
         drop_tx: set[int] = frozenset(),
+        write_unit: int = 4,
     ) -> None:
         super().__init__(drop_rx=drop_rx, drop_tx=drop_tx)
         self.product_id, self.sectors, self.version = product_id, list(sectors), version
@@ -58,6 +62,7 @@ class Stm32RomSim(PtyDevice):
         assert len(self.flash) == sum(s for _, s in sectors)
         self.commands = CMDS_LEGACY if legacy_erase else CMDS_EXT
         self.silent, self.nack, self.stuck = silent, nack, stuck
+        self.write_unit = write_unit
         self.erased: list[int] = []
         self.log: list[str] = []
         self.go_address: int | None = None
@@ -176,9 +181,12 @@ class Stm32RomSim(PtyDevice):
         n = self.recv1()
         data = self.recv(n + 1)
         ok = self.recv1() == xor([n, *data])
-        ok = ok and addr % 4 == 0 and (n + 1) % 4 == 0 and self._in_flash(addr, n + 1)
+        unit = self.write_unit
+        ok = ok and addr % unit == 0 and (n + 1) % unit == 0 and self._in_flash(addr, n + 1)
+        off = addr - self.origin
+        if ok and unit > 4:  # ECC flash: each unit is programmed once after an erase
+            ok = self.flash[off : off + n + 1] == b"\xff" * (n + 1)
         if ok and self.nack != 0x31:
-            off = addr - self.origin
             for i, d in enumerate(data):
                 self.flash[off + i] &= d  # programming clears bits only
             self._apply_stuck()

@@ -20,6 +20,7 @@ UART_DRIVERS: dict[str, tuple[tuple[int, ...], str | None, dict[str, tuple[type,
     "stm32f4": ((1, 2, 3, 6), _STM32_PIN, {"af": (int, range(16))}),
     "stm32f7": ((1, 2, 3, 6), _STM32_PIN, {"af": (int, range(16))}),
     "stm32h7": ((1, 2, 3, 6), _STM32_PIN, {"af": (int, range(16))}),
+    "stm32u5": ((1, 2, 3), _STM32_PIN, {"af": (int, range(16))}),  # USART1-3 (RM0456)
     "samd21": (
         (0, 1, 2, 3, 4, 5),
         r"P[AB]([0-9]|[12][0-9]|3[01])",
@@ -36,6 +37,7 @@ DRIVER_CORES = {
     "stm32f4": ("cortex-m4",),
     "stm32f7": ("cortex-m7",),
     "stm32h7": ("cortex-m7",),
+    "stm32u5": ("cortex-m33",),
     "samd21": ("cortex-m0plus",),
     "nrf52": ("cortex-m4",),
     "rp2040": ("cortex-m0plus",),

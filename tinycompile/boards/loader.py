@@ -48,8 +48,8 @@ File format (sizes and addresses are integers; TOML accepts ``0x08000000`` and `
     size = 0x50000
 
     [uart]                              # console used by the real-board firmware
-    driver = "stm32f7"                  # stm32f4|stm32f7|stm32h7|samd21|nrf52|rp2040|rp2350|
-                                        # alif|cmsdk
+    driver = "stm32f7"                  # stm32f4|stm32f7|stm32h7|stm32u5|samd21|nrf52|rp2040|
+                                        # rp2350|alif|cmsdk
     instance = 1
     tx = "PA9"
     rx = "PB7"

@@ -52,7 +52,12 @@ def board_defines(board: Board) -> list[tuple[str, str]]:
         ("TC_UART_BAUD", f"{uart.baud}u"),
         ("TC_UART_INSTANCE", str(uart.instance)),
     ]
-    family = {"stm32f4": "TC_STM32_F4", "stm32f7": "TC_STM32_F7", "stm32h7": "TC_STM32_H7"}
+    family = {
+        "stm32f4": "TC_STM32_F4",
+        "stm32f7": "TC_STM32_F7",
+        "stm32h7": "TC_STM32_H7",
+        "stm32u5": "TC_STM32_U5",
+    }
     if uart.driver in family:
         defs.append((family[uart.driver], "1"))
     if uart.tx and uart.rx:

@@ -1,7 +1,7 @@
 """Clock plans: the PLL, prescaler and flash settings giving a board its `clock_hz`, as tc_board.h
-macros for firmware/boards/<family>/tc_clock_*.c (limits from RM0090, RM0385, RM0433, the SAM D21
-datasheet, the RP2040 and RP2350 datasheets and Alif's Ensemble E7 SVD). A clock no setting reaches
-exactly is refused."""
+macros for firmware/boards/<family>/tc_clock_*.c (limits from RM0090, RM0385, RM0433, RM0456, the
+SAM D21 datasheet, the RP2040 and RP2350 datasheets and Alif's Ensemble E7 SVD). A clock no setting
+reaches exactly is refused."""
 
 from __future__ import annotations
 
@@ -125,6 +125,62 @@ def _stm32h7(board: Board) -> Defines:
     ]
 
 
+# STM32U5 (STM32U575/585) at voltage range 1: SYSCLK, AHB and APB1-3 up to 160 MHz (ST's LL,
+# stm32u5xx_ll_utils.c UTILS_MAX_FREQUENCY_SCALE0; the B-U585I-IOT02A's own CubeMX project runs
+# every bus at 160 MHz); 32 MHz per flash wait state in range 1 (stm32u5xx_ll_utils.c
+# UTILS_SCALE1_LATENCYx_FREQ). PLL1 (RM0456 Rev 6, 11.8.12): input 4-16 MHz after PLL1M 1-16,
+# PLL1RGE 0 for 4-8 MHz, 3 for 8-16 MHz; PLL1N 4-512; PLL1R 1 or even (2-128). VCO: searched in
+# 128-344 MHz, where ST's LL bound (64-344 MHz) and the 128-544 MHz third-party drivers quote
+# overlap (the datasheet's figure not read here). The EPOD booster (needed above 55 MHz, RM0456
+# PWR_VOSR.BOOSTEN) takes the PLL1 input clock / PLL1MBOOST (RCC_PLL1CFGR), which must be 4-16 MHz
+# (Zephyr's U5 clock driver; RM0456's own sentence not read here). The RC oscillator the PLL falls
+# back to: MSIS at its 4 MHz reset range (stm32u5xx_hal_rcc.c).
+U5_MSIS = 4 * MHZ
+U5_RANGE1 = 160 * MHZ
+U5_MBOOST = {1: 0, 2: 1, 4: 2, 6: 3, 8: 4, 10: 5, 12: 6, 14: 7, 16: 8}  # divider: PLL1MBOOST
+
+
+def _stm32u5_pll(board: Board, src: int) -> tuple[int, int, int, int, int]:
+    """PLL1M, PLL1N, PLL1R, PLL1RGE, PLL1MBOOST from `src` Hz (the highest input that works;
+    the booster's clock divided as little as brings it to 16 MHz or less)."""
+    target = board.clock_hz
+    fits = [code for div, code in U5_MBOOST.items() if 4 * MHZ * div <= src <= 16 * MHZ * div]
+    if not fits:
+        raise _fail(board, f"no PLL1MBOOST brings {src} Hz into the EPOD booster's 4-16 MHz")
+    for m in range(1, 17):
+        if src % m or not 4 * MHZ <= src // m <= 16 * MHZ:
+            continue
+        ref = src // m
+        for r in (*range(2, 129, 2), 1):  # as ST's projects: R 2 first
+            if (target * r) % ref:
+                continue
+            n = target * r // ref
+            if 4 <= n <= 512 and 128 * MHZ <= ref * n <= 344 * MHZ:
+                return m, n, r, 0 if ref <= 8 * MHZ else 3, fits[0]
+    raise _fail(board, f"no PLL1 setting reaches it exactly from {src} Hz")
+
+
+def _stm32u5(board: Board) -> Defines:
+    """PLL1 from the HSE (when the board has one) and from MSIS 4 MHz; 160 MHz at most."""
+    if board.clock_hz > U5_RANGE1:
+        raise _fail(board, f"above {U5_RANGE1} Hz, the maximum at voltage range 1")
+    defs: Defines = []
+    sources = ([("HSE", board.crystal_hz)] if board.crystal_hz else []) + [("MSIS", U5_MSIS)]
+    for name, src in sources:
+        for key, value in zip(
+            ("M", "N", "R", "RGE", "MBOOST"), _stm32u5_pll(board, src), strict=True
+        ):
+            defs.append((f"TC_PLL_{name}_{key}", f"{value}u"))
+    latency = -(-board.clock_hz // (32 * MHZ)) - 1  # 32 MHz per wait state at range 1
+    return defs + [
+        ("TC_FLASH_LATENCY", f"{latency}u"),
+        ("TC_RCC_HPRE", "0u"),
+        ("TC_RCC_PPRE1", "0u"),
+        ("TC_RCC_PPRE2", "0u"),
+        ("TC_RCC_PPRE3", "0u"),
+    ]
+
+
 def _samd21(board: Board) -> Defines:
     """DFLL48M in closed loop on the 32.768 kHz crystal: clock_hz = 32768 * MUL, at most 48 MHz."""
     if board.crystal_hz != 32768:
@@ -187,6 +243,7 @@ FAMILIES: dict[str, Callable[[Board], Defines]] = {
     "stm32f4": _stm32f,
     "stm32f7": _stm32f,
     "stm32h7": _stm32h7,
+    "stm32u5": _stm32u5,
     "samd21": _samd21,
     "rp2040": _rp2040,
     "rp2350": _rp2350,

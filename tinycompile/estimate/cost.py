@@ -121,6 +121,7 @@ BOARD_MEMORY = {
     "stm32f4": Memory(1.0, "ART accelerator (prefetch, 1 KB I-cache, 8-line D-cache) at 5 WS"),
     "stm32f7": Memory(1.0, "L1 I/D caches 4 KB + ART on AXI flash at 7 WS"),
     "stm32h7": Memory(1.0, "L1 I/D caches 16 KB, flash at 4 WS"),
+    "stm32u5": Memory(1.0, "ICACHE 8 KB (code and flash data) + prefetch, flash at 4 WS"),
     "samd21": Memory(1.15, "NVM at 1 WS, 64-bit fetch, small cache: weight reads wait"),
     "rp2040": Memory(1.3, "XIP flash: 16 KB cache, weights streamed from QSPI miss it"),
     "nrf52": Memory(1.05, "flash at 0 WS with the instruction cache"),

@@ -36,7 +36,8 @@ __all__ = [
 
 # `tinycompile flash --help`: the default way per board, then the others, with the commands.
 HELP = """Program a board by the methods its board file names (the first is the default):
-  stm32f746 (DISCO), stm32h743 (NUCLEO), stm32f407 (Discovery): the on-board ST-LINK.
+  stm32f746 (DISCO), stm32h743 (NUCLEO), stm32f407 (Discovery), stm32u585 (B-U585I-IOT02A):
+  the on-board ST-LINK.
       tinycompile flash build/digits-stm32f746 --board stm32f746             (OpenOCD)
       tinycompile flash build/digits-stm32f746 --board stm32f746 --method probe-drive
         (copies firmware.bin onto the ST-LINK's drive, found by its label, or --drive DIR)
@@ -44,7 +45,8 @@ HELP = """Program a board by the methods its board file names (the first is the 
       `tinycompile emulate --board B --gdb 3333`), --port HOST:PORT (default localhost:3333).
     --method stm32-uart: the ROM UART bootloader (ST AN3155): a 3.3 V USB-serial adapter on the
       bootloader USART (stm32f746 USART1 PA9/PA10, stm32f407 and stm32h743 USART3
-      PB10/PB11), BOOT0 high, reset; --port /dev/ttyUSB0.
+      PB10/PB11; stm32u585: its ST-LINK's virtual COM port, USART1), BOOT0 high, reset;
+      --port /dev/ttyUSB0.
   samd21 (Arduino Zero): the Arduino bootloader's SAM-BA monitor on the NATIVE USB port. With
     tinycompile's firmware running (it has no USB port) double-tap RESET first; while an
     Arduino sketch runs, a 1200-baud touch starts it (sent only when no bootloader answers;

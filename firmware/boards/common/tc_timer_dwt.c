@@ -1,4 +1,4 @@
-/* tinycompile board support: tc_timer.h on the DWT cycle counter (Cortex-M3/M4/M7 hardware).
+/* tinycompile board support: tc_timer.h on the DWT cycle counter (Cortex-M3/M4/M7/M33 parts).
  * A tick is one core clock cycle; the 32-bit counter wraps and differences stay exact.
  *
  * Where CYCCNT does not advance (QEMU models no DWT: reads return 0; a part without the
@@ -21,7 +21,9 @@ static int g_tc_dwt = 1;
 void tc_timer_init(void)
 {
     TC_REG32(TC_DEMCR) |= 1u << 24;       /* TRCENA */
+#if !defined(__ARM_ARCH_8M_MAIN__)
     TC_REG32(TC_DWT_LAR) = 0xC5ACCE55u;   /* unlock (needed on Cortex-M7) */
+#endif /* ARMv8-M (Cortex-M33) has no DWT_LAR at 0xFB0: CMSIS core_cm33.h lists only LSR */
     TC_REG32(TC_DWT_CYCCNT) = 0;
     TC_REG32(TC_DWT_CTRL) |= 1u;          /* CYCCNTENA */
     for (volatile int i = 0; i < 8; i++) {

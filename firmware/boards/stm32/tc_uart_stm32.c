@@ -1,10 +1,11 @@
-/* tinycompile board support: STM32F4 / STM32F7 / STM32H7 console USART.
+/* tinycompile board support: STM32F4 / STM32F7 / STM32H7 / STM32U5 console USART.
  *
- * Clocks are set up by tc_clock_stm32f.c (F4/F7) or tc_clock_stm32h7.c; the baud divisor comes
- * from the USART's kernel clock as tc_board_uart_clock_hz() decodes it at run time. Register
- * addresses are the reference manuals' (RM0090 F4, RM0385 F7, RM0433 H7). tc_board.h selects the
- * family (TC_STM32_F4 / TC_STM32_F7 / TC_STM32_H7), the instance (TC_UART_INSTANCE: 1, 2, 3 or 6)
- * and the pins (TC_UART_TX_PORT/PIN, TC_UART_RX_PORT/PIN with port A = 0, TC_UART_AF).
+ * Clocks are set up by tc_clock_stm32f.c (F4/F7), tc_clock_stm32h7.c or tc_clock_stm32u5.c; the
+ * baud divisor comes from the USART's kernel clock as tc_board_uart_clock_hz() decodes it at run
+ * time. Register addresses are the reference manuals' (RM0090 F4, RM0385 F7, RM0433 H7, RM0456
+ * U5 with ST's stm32u585xx.h). tc_board.h selects the family (TC_STM32_F4 / TC_STM32_F7 /
+ * TC_STM32_H7 / TC_STM32_U5), the instance (TC_UART_INSTANCE: 1, 2, 3 or 6; 1-3 on the U5) and
+ * the pins (TC_UART_TX_PORT/PIN, TC_UART_RX_PORT/PIN with port A = 0, TC_UART_AF).
  *
  * Entered after the ROM bootloader's GO (`tinycompile flash --method stm32-uart`), the chip
  * still has the bootloader's USART set up: the set-up resets the console's USART and the
@@ -31,14 +32,33 @@
 #define RCC_APB1RST (RCC_BASE + 0x20u) /* RCC_APB1RSTR */
 #define RCC_APB2RST (RCC_BASE + 0x24u) /* RCC_APB2RSTR */
 #define GPIO_BASE(port) (0x40020000u + 0x400u * (uint32_t)(port))
+#elif defined(TC_STM32_U5)
+/* RM0456 Rev 6 section 11.8 (non-secure aliases: the part runs non-secure with TZEN = 0) */
+#define RCC_BASE 0x46020C00u
+#define RCC_GPIOEN (RCC_BASE + 0x08Cu) /* RCC_AHB2ENR1 */
+#define RCC_APB1EN (RCC_BASE + 0x09Cu) /* RCC_APB1ENR1 */
+#define RCC_APB2EN (RCC_BASE + 0x0A4u) /* RCC_APB2ENR */
+#define RCC_APB1RST (RCC_BASE + 0x074u) /* RCC_APB1RSTR1 */
+#define RCC_APB2RST (RCC_BASE + 0x07Cu) /* RCC_APB2RSTR */
+#define GPIO_BASE(port) (0x42020000u + 0x400u * (uint32_t)(port))
 #else
-#error "tc_uart_stm32.c: define TC_STM32_F4, TC_STM32_F7 or TC_STM32_H7"
+#error "tc_uart_stm32.c: define TC_STM32_F4, TC_STM32_F7, TC_STM32_H7 or TC_STM32_U5"
+#endif
+
+/* USART1: its own address and enable/reset bit on the U5 (0x40013800, bit 14 of RCC_APB2ENR and
+ * RCC_APB2RSTR: stm32u585xx.h, RM0456); USART2/3 sit where the F4/F7/H7 have them. */
+#if defined(TC_STM32_U5)
+#define USART1_BASE 0x40013800u
+#define USART1_BIT 14u
+#else
+#define USART1_BASE 0x40011000u
+#define USART1_BIT 4u
 #endif
 
 #if TC_UART_INSTANCE == 1
-#define UART_BASE 0x40011000u
+#define UART_BASE USART1_BASE
 #define UART_EN_REG RCC_APB2EN
-#define UART_EN_BIT 4u
+#define UART_EN_BIT USART1_BIT
 #elif TC_UART_INSTANCE == 2
 #define UART_BASE 0x40004400u
 #define UART_EN_REG RCC_APB1EN
@@ -47,12 +67,12 @@
 #define UART_BASE 0x40004800u
 #define UART_EN_REG RCC_APB1EN
 #define UART_EN_BIT 18u
-#elif TC_UART_INSTANCE == 6
+#elif TC_UART_INSTANCE == 6 && !defined(TC_STM32_U5)
 #define UART_BASE 0x40011400u
 #define UART_EN_REG RCC_APB2EN
 #define UART_EN_BIT 5u
 #else
-#error "tc_uart_stm32.c: TC_UART_INSTANCE must be 1, 2, 3 or 6"
+#error "tc_uart_stm32.c: TC_UART_INSTANCE must be 1, 2, 3 or 6 (1, 2 or 3 on the STM32U5)"
 #endif
 
 #if defined(TC_STM32_F4)
@@ -63,7 +83,8 @@
 #define USART_CR1 (UART_BASE + 0x0Cu)
 #define USART_CR1_UE (1u << 13)
 #else
-/* USART "v2" layout (F7, H7): CR1, CR2, CR3, BRR, ..., ISR, ICR, RDR, TDR. */
+/* USART "v2" layout (F7, H7, U5): CR1, CR2, CR3, BRR, ..., ISR, ICR, RDR, TDR (the U5 adds
+ * PRESC at 0x2C, its reset value dividing by 1, and a FIFO left off). */
 #define USART_CR1 (UART_BASE + 0x00u)
 #define USART_BRR (UART_BASE + 0x0Cu)
 #define USART_SR (UART_BASE + 0x1Cu) /* ISR */
@@ -90,7 +111,7 @@ static void tc_gpio_af(uint32_t port, uint32_t pin, uint32_t af, int pull_up)
 
 /* USART n's enable/reset bit and whether it sits on APB2 (1, 6) or APB1 (2, 3): the same bit
  * in RCC's APBxENR and APBxRSTR. */
-#define USART_BIT(n) ((n) == 1 ? 4u : (n) == 6 ? 5u : (n) == 2 ? 17u : 18u)
+#define USART_BIT(n) ((n) == 1 ? USART1_BIT : (n) == 6 ? 5u : (n) == 2 ? 17u : 18u)
 #define USART_APB2(n) ((n) == 1 || (n) == 6)
 
 /* Pulse USART n's reset: whatever a bootloader left in it (its ROM USART after GO: enabled,
@@ -103,18 +124,25 @@ static void tc_usart_reset(uint32_t n)
     TC_REG32(rst) &= ~(1u << USART_BIT(n));
 }
 
-/* A pin back to its reset state: input, no pull, AF0 (a bootloader's USART pin that the console
- * does not use, so that it no longer drives or feeds that USART). */
+#if defined(TC_BOOT_TX_PORT) || defined(TC_BOOT_RX_PORT)
+/* A pin back to its reset state: input (analog on the U5, its GPIOs' reset mode: RM0456
+ * GPIOx_MODER), no pull, AF0 (a bootloader's USART pin that the console does not use, so that
+ * it no longer drives or feeds that USART). */
 static void tc_gpio_release(uint32_t port, uint32_t pin)
 {
     uint32_t base = GPIO_BASE(port);
     TC_REG32(RCC_GPIOEN) |= 1u << port;
     (void)TC_REG32(RCC_GPIOEN);
+#if defined(TC_STM32_U5)
+    TC_REG32(base + 0x00u) |= 3u << (2 * pin);
+#else
     TC_REG32(base + 0x00u) &= ~(3u << (2 * pin));
+#endif
     TC_REG32(base + 0x0Cu) &= ~(3u << (2 * pin));
     uint32_t afr = base + 0x20u + 4u * (pin / 8u);
     TC_REG32(afr) &= ~(0xFu << (4 * (pin % 8u)));
 }
+#endif
 
 void tc_console_init(void)
 {
@@ -154,8 +182,8 @@ void tc_console_flush(void)
     }
 }
 
-/* Receive (validation protocol). RXNE is bit 5 of SR (F4) / ISR (F7, H7). An overrun (ORE,
- * bit 3) stops reception on F7/H7 until ICR.ORECF clears it; on F4 reading SR then DR clears
+/* Receive (validation protocol). RXNE is bit 5 of SR (F4) / ISR (F7, H7, U5). An overrun (ORE,
+ * bit 3) stops reception on F7/H7/U5 until ICR.ORECF clears it; on F4 reading SR then DR clears
  * it. The received byte after an overrun is still returned: the protocol's CRC catches the loss. */
 #if defined(TC_STM32_F4)
 #define USART_RDR (UART_BASE + 0x04u)
