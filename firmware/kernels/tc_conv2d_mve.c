@@ -87,7 +87,8 @@ static void tc_mcol_clear_tail(const tc_mcol_t *m, int32_t K)
 }
 
 /* The window of the output pixel whose window starts at row iy0, column ix0 of img (one
- * batch's image) into slot s. */
+ * batch's image) into slot s, the input zero point where it leaves the image (tc_mcol_pixel
+ * takes the interior ones). */
 static void tc_mcol_window(const tc_conv_params_t *p, const tc_mcol_t *m, const int8_t *img,
                            int32_t iy0, int32_t ix0, int32_t s)
 {
@@ -95,16 +96,6 @@ static void tc_mcol_window(const tc_conv_params_t *p, const tc_mcol_t *m, const 
     const int8x16_t zp = vdupq_n_s8((int8_t)(-p->in_offset));
     int8_t *d = tc_mcol_slot(m, s);
     int32_t kx_lo, kx_hi, ky, kx;
-    if (iy0 >= 0 && ix0 >= 0 && iy0 + (p->k_h - 1) * p->dil_h < p->in_h && ix0 + KW <= W &&
-        p->dil_w == 1) {
-        /* inside the image: whole rows */
-        const int32_t step = p->dil_h * W * C;
-        const int8_t *src = img + (iy0 * W + ix0) * C;
-        for (ky = 0; ky < p->k_h; ky++, d += row, src += step) {
-            tc_mve_copy(d, src, row);
-        }
-        return;
-    }
     tc_tap_range(ix0, p->dil_w, KW, W, &kx_lo, &kx_hi);
     for (ky = 0; ky < p->k_h; ky++, d += row) {
         const int32_t iy = iy0 + ky * p->dil_h;
@@ -125,6 +116,40 @@ static void tc_mcol_window(const tc_conv_params_t *p, const tc_mcol_t *m, const 
         if (kx_hi < KW) {
             tc_mve_set(d + kx_hi * C, zp, (KW - kx_hi) * C);
         }
+    }
+}
+
+/* A layer's window geometry for its interior pixels (the whole window inside the image, rows
+ * of consecutive taps), read once per layer: their windows are kp-byte slots of k_h rows of
+ * row bytes, step bytes apart in the image. */
+typedef struct {
+    int32_t kh, row, step, ylim, xlim, fast;
+} tc_mwin_t;
+
+static void tc_mwin_init(const tc_conv_params_t *p, tc_mwin_t *g)
+{
+    g->kh = p->k_h;
+    g->row = p->k_w * p->in_c;
+    g->step = p->dil_h * p->in_w * p->in_c;
+    g->ylim = p->in_h - (p->k_h - 1) * p->dil_h; /* iy0 < ylim */
+    g->xlim = p->in_w - p->k_w;                  /* ix0 <= xlim */
+    g->fast = p->dil_w == 1;
+}
+
+/* The window of the pixel at (iy0, ix0) into slot s: interior ones row by row here, the others
+ * through tc_mcol_window. */
+TC_INLINE void tc_mcol_pixel(const tc_conv_params_t *p, const tc_mwin_t *g, const tc_mcol_t *m,
+                             const int8_t *img, int32_t iy0, int32_t ix0, int32_t s)
+{
+    if (g->fast && iy0 >= 0 && ix0 >= 0 && iy0 < g->ylim && ix0 <= g->xlim) {
+        const int8_t *src = img + (iy0 * p->in_w + ix0) * p->in_c;
+        int8_t *d = tc_mcol_slot(m, s);
+        int32_t ky;
+        for (ky = 0; ky < g->kh; ky++, d += g->row, src += g->step) {
+            tc_mve_copy(d, src, g->row);
+        }
+    } else {
+        tc_mcol_window(p, m, img, iy0, ix0, s);
     }
 }
 
@@ -349,11 +374,13 @@ static void tc_mve_conv_all(const tc_conv_params_t *p, const tc_mcol_t *m, const
     const int32_t HWC = p->in_h * p->in_w * p->in_c, OC = p->out_c;
     int8_t *o[3] = {0, 0, 0};
     int32_t idx, n = 0, oy = 0, ox = 0, s;
+    tc_mwin_t g;
+    tc_mwin_init(p, &g);
     for (idx = 0; idx < npix; idx += m->slots) {
         const int32_t cnt = npix - idx < m->slots ? npix - idx : m->slots;
         for (s = 0; s < cnt; s++) {
-            tc_mcol_window(p, m, in + n * HWC, oy * p->stride_h - p->pad_h,
-                           ox * p->stride_w - p->pad_w, s);
+            tc_mcol_pixel(p, &g, m, in + n * HWC, oy * p->stride_h - p->pad_h,
+                          ox * p->stride_w - p->pad_w, s);
             o[s] = out + (idx + s) * OC;
             if (++ox == p->out_w) {
                 ox = 0;
@@ -403,13 +430,15 @@ static void tc_mve_ring(const tc_conv_params_t *p, const tc_mcol_t *m, int8_t *b
     int8_t *const ring = p->tmp;
     int8_t *o[3] = {0, 0, 0};
     int32_t n, i, s, next;
+    tc_mwin_t g;
+    tc_mwin_init(p, &g);
     for (n = 0; n < p->batches; n++) {
         const int8_t *const img = buf + n * HW * C;
         int8_t *const dst = buf + n * HW * OC;
         for (i = 0, next = 0; i < HW; i += S) {
             const int32_t cnt = HW - i < S ? HW - i : S, lim = i + cnt - D;
             for (s = 0; s < cnt; s++) {
-                tc_mcol_window(p, m, img, (i + s) / W - p->pad_h, (i + s) % W - p->pad_w, s);
+                tc_mcol_pixel(p, &g, m, img, (i + s) / W - p->pad_h, (i + s) % W - p->pad_w, s);
             }
             for (; next <= lim && next < i; next++) {
                 tc_mve_copy(dst + next * OC, ring + (next % R) * OC, OC);
