@@ -3,7 +3,9 @@
 The compiler emits the weights re-laid out (ops/fully_connected.py, ``weight_quads``): quads of
 four output channels interleaved by groups of four depth values, each byte w + 128. Every path
 reads that layout: the portable C (host, and ``-DTC_PORTABLE`` on a Cortex-M), the Cortex-M4/M7
-assembly (QEMU stm32f407 / stm32f746) and the ARMv6-M assembly (QEMU samd21). The models here
+assembly (QEMU stm32f407 / stm32f746), the ARMv6-M assembly (QEMU samd21) and the Cortex-M55's
+Helium row (QEMU qemu-m55: VLD4 deinterleaving four groups of a quad, depths in fours; the
+other depths on the DSP path). The models here
 (written with the flatbuffer writer, random weights) cover output channel counts that are not a
 multiple of four (1, 3, 5, 7, 10: partial quads), depths that are not a multiple of 4 or 8 (1, 3,
 5, 7, 13: no group at all, odd group counts, tails), a deep layer (640: an even group count),
@@ -23,7 +25,7 @@ from test_kernels_fast_conv import _fc_opts
 
 from tinycompile import api
 
-QEMU_BOARDS = ["stm32f407", "stm32f746", "samd21"]  # Cortex-M4, Cortex-M7, Cortex-M0+
+QEMU_BOARDS = ["stm32f407", "stm32f746", "samd21", "qemu-m55"]  # M4, M7, M0+, M55 (Helium)
 
 
 class _Chain:

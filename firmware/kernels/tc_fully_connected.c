@@ -397,6 +397,79 @@ static void tc_fc_row_dsp(const tc_fc_params_t *p, const int8_t *x, int8_t *o)
 }
 #endif
 
+#if TC_MVE
+#include "tc_mve.h"
+
+/* Cortex-M55 (Helium): one row. A full quad's weights for four groups (64 bytes: group g's four
+ * values of channels 0-3, then group g + 1's ...) are exactly what VLD4 of 32-bit elements
+ * deinterleaves into one vector per channel holding its sixteen weights in depth order; XOR
+ * 0x80 turns u = w + 128 back into int8 w, and VMLADAVA sums each against the sixteen input
+ * values: 4 + 4 + 1 + 4 instructions for 64 MACs. The groups past a multiple of four and the
+ * depth % 4 values take tc_fc_dotq (over u, with its -128 sum(x) correction for just those
+ * values); partial quads tc_fc_dotq throughout. Requantization four outputs a vector
+ * (tc_mve.h), or tc_fc_out where a shift marks the ONNX variant. The quads start word-aligned
+ * (quad c0 at byte c0 * depth, c0 % 4 == 0, the weights word-aligned) as VLD4 needs. */
+static void tc_fc_row_mve(const tc_fc_params_t *p, const int8_t *x, int8_t *o)
+{
+    const int32_t D = p->depth, OC = p->out_c, G = D >> 2, r = D & 3, G4 = G >> 2;
+    const int32_t rest = D - 16 * G4, corr = -128 * tc_fc_xsum(x + 16 * G4, rest);
+    const int32_t pc = p->per_channel;
+    const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+    const uint8x16_t flip = vdupq_n_u8(0x80);
+    const uint8_t *w = p->weights;
+    int32_t oc = 0, j;
+    for (; oc + 3 < OC; oc += 4) {
+        const int8_t *xv = x;
+        int32_t a[4] = {0, 0, 0, 0};
+        int32x4_t acc, m, sh;
+        for (j = 0; j < G4; j++, w += 64, xv += 16) {
+            const uint32x4x4_t q = vld4q_u32((const uint32_t *)(const void *)w);
+            const int8x16_t xx = vld1q_s8(xv);
+            a[0] = vmladavaq_s8(a[0], vreinterpretq_s8_u8(veorq_u8(vreinterpretq_u8_u32(q.val[0]),
+                                                                    flip)), xx);
+            a[1] = vmladavaq_s8(a[1], vreinterpretq_s8_u8(veorq_u8(vreinterpretq_u8_u32(q.val[1]),
+                                                                    flip)), xx);
+            a[2] = vmladavaq_s8(a[2], vreinterpretq_s8_u8(veorq_u8(vreinterpretq_u8_u32(q.val[2]),
+                                                                    flip)), xx);
+            a[3] = vmladavaq_s8(a[3], vreinterpretq_s8_u8(veorq_u8(vreinterpretq_u8_u32(q.val[3]),
+                                                                    flip)), xx);
+        }
+        if (rest) {
+            a[0] += corr;
+            a[1] += corr;
+            a[2] += corr;
+            a[3] += corr;
+            tc_fc_dotq(xv, w, G - 4 * G4, r, 4, a);
+            w += 4 * rest;
+        }
+        acc = vaddq_s32(vld1q_s32(a), vld1q_s32(p->bias_eff + oc));
+        if (pc) {
+            m = vld1q_s32(p->mult + oc);
+            sh = vld1q_s32(p->shift + oc);
+        } else {
+            m = vdupq_n_s32(p->mult[0]);
+            sh = vdupq_n_s32(p->shift[0]);
+        }
+        if (TC_ONNX_VARIANT && vmaxvq_s32(31, sh) > 31) {
+            vst1q_s32(a, acc);
+            tc_fc_out(p, a, oc, 4, o + oc); /* (the sums hold the bias already) */
+            continue;
+        }
+        acc = vaddq_n_s32(tc_mve_requant(acc, m, sh), p->out_offset);
+        vstrbq_s32(o + oc, vminq_s32(vmaxq_s32(acc, lo), hi));
+    }
+    if (oc < OC) {
+        const int32_t n = OC - oc, c2 = -128 * tc_fc_xsum(x, D);
+        int32_t a[4], k;
+        for (k = 0; k < n; k++) {
+            a[k] = p->bias_eff[oc + k] + c2;
+        }
+        tc_fc_dotq(x, w, G, r, n, a);
+        tc_fc_out(p, a, oc, n, o + oc);
+    }
+}
+#endif
+
 void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
 {
     const int32_t D = p->depth, OC = p->out_c;
@@ -408,6 +481,12 @@ void tc_fc_s8(const tc_fc_params_t *p, const int8_t *in, int8_t *out)
     for (b = 0; b < p->batches; b++) {
         const int8_t *x = in + b * D;
         int8_t *o = out + b * OC;
+#if TC_MVE
+        if ((p->depth & 3) == 0) {
+            tc_fc_row_mve(p, x, o);
+            continue;
+        }
+#endif
 #if TC_DSP
         tc_fc_row_dsp(p, x, o);
 #else
