@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from modelgen.elem_models import binary, opts
+from modelgen.elem_models import binary, opts, pool
 from modelgen.tflite_writer import Node, T, write
 
 from tinycompile import api
@@ -143,3 +143,27 @@ def test_binary_in_place(op: str, tmp_path: Path) -> None:
     p = api.plan(path, board=BOARD)
     assert p.storage[2] == p.storage[3] and p.offset(2) == p.offset(3)  # t dies: y over it
     _check(path)
+
+
+POOLS = {  # kind, (h, w, c), window, stride, padding, activation
+    "max_2x2_s2_c16": ("MAX_POOL_2D", (8, 8, 16), 2, 2, "valid", "none"),
+    "max_2x2_s2_same_c7": ("MAX_POOL_2D", (7, 9, 7), 2, 2, "same", "relu"),
+    "max_3x3_s1_same_c33": ("MAX_POOL_2D", (6, 5, 33), 3, 1, "same", "relu6"),
+    "max_3x3_s2_c80": ("MAX_POOL_2D", (7, 7, 80), 3, 2, "valid", "none"),
+    "max_2x2_s1_c64": ("MAX_POOL_2D", (5, 6, 64), 2, 1, "valid", "relu"),
+    "max_global_c50": ("MAX_POOL_2D", (7, 7, 50), 7, 1, "valid", "none"),
+    "avg_2x2_s2_c16": ("AVERAGE_POOL_2D", (8, 8, 16), 2, 2, "valid", "none"),
+    "avg_2x2_s2_same_c7": ("AVERAGE_POOL_2D", (7, 9, 7), 2, 2, "same", "relu"),
+    "avg_3x3_s1_same_c13": ("AVERAGE_POOL_2D", (6, 5, 13), 3, 1, "same", "relu6"),
+    "avg_3x3_s2_same_c45": ("AVERAGE_POOL_2D", (9, 7, 45), 3, 2, "same", "none"),
+    "avg_5x5_s1_same_c70": ("AVERAGE_POOL_2D", (5, 6, 70), 5, 1, "same", "relu"),
+    "avg_global_c64": ("AVERAGE_POOL_2D", (16, 16, 64), 16, 1, "valid", "none"),
+    "avg_global_c24": ("AVERAGE_POOL_2D", (15, 15, 24), 15, 1, "valid", "relu6"),
+    "avg_17x17_c9": ("AVERAGE_POOL_2D", (17, 17, 9), 17, 1, "valid", "none"),  # > 256 taps
+    "avg_1x1_c20": ("AVERAGE_POOL_2D", (3, 4, 20), 1, 1, "valid", "none"),
+}
+
+
+@pytest.mark.parametrize("name", list(POOLS))
+def test_pool(name: str, tmp_path: Path) -> None:
+    _check(pool(tmp_path / f"{name}.tflite", *POOLS[name]), n=3)
