@@ -167,3 +167,22 @@ POOLS = {  # kind, (h, w, c), window, stride, padding, activation
 @pytest.mark.parametrize("name", list(POOLS))
 def test_pool(name: str, tmp_path: Path) -> None:
     _check(pool(tmp_path / f"{name}.tflite", *POOLS[name]), n=3)
+
+
+@pytest.mark.parametrize("shape", [(1, 259), (1, 4, 4, 16), (1, 3, 1, 5)])
+def test_table_activations(shape, tmp_path: Path) -> None:
+    """HARD_SWISH then LOGISTIC (tc_lut_s8's gathers; the second runs in place over the first's
+    output), every byte value when the shape holds 256 or more."""
+    tensors = [
+        T("x", shape, quant=(0.05, 3)),
+        T("h", shape, quant=(0.04, -20)),
+        T("y", shape, quant=(1 / 256, -128)),
+    ]
+    nodes = [Node("HARD_SWISH", [0], [1]), Node("LOGISTIC", [1], [2])]
+    path = tmp_path / "act.tflite"
+    path.write_bytes(write(tensors, nodes, [0], [2]))
+    p = api.plan(path, board=BOARD)
+    assert p.offset(1) == p.offset(2)  # in place
+    size = int(np.prod(shape))
+    x = np.resize(V, size).reshape(shape) if size >= 256 else None
+    _check(path, inputs=None if x is None else [x], n=3 if x is None else 1)
