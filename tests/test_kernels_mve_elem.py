@@ -1,6 +1,7 @@
 """The Helium (MVE) paths of the int8 elementwise and pooling kernels on the Cortex-M55 of
 qemu-m55, bit-exact with TFLM: ADD (its exact linear form, and TFLM's arithmetic step by step
-where no form exists), SUB, MUL, AVERAGE_POOL_2D, MAX_POOL_2D and the table activations.
+where no form exists), SUB, MUL (shifts of either sign), AVERAGE_POOL_2D, MAX_POOL_2D and the
+table activations.
 
 The binary ops run every one of the 65,536 input pairs in one inference (a 256 x 256 tensor of
 each operand's byte along one axis), flat and with one operand broadcast along the row (the
@@ -34,6 +35,9 @@ Q_LIN = ((0.1, -3), (0.05, 10), (0.08, 4))  # a linear form, k = 21
 Q_FINE = ((0.05, -3), (0.03, 10), (0.0004, 4))  # k = 15, most pairs saturate
 Q_COARSE = ((0.02, 1), (0.03, -5), (2.5, 0))  # k = 21 with relu / relu6; none: no form
 Q = ((0.05, -3), (0.03, 10), (0.06, 4))  # ordinary, no linear form: TFLM's arithmetic
+QM = ((0.05, -3), (0.03, 10), (0.01, 4))  # MUL: multiplier 0.15 (shift -2)
+QM_GATE = ((0.05, 7), (1 / 256, -128), (0.04, -2))  # a sigmoid gate times features
+QM_BIG = ((0.5, 1), (0.4, -5), (0.02, 3))  # multiplier 10: shift +4
 
 
 def _pairs(a_shape, b_shape) -> list[np.ndarray]:
@@ -68,6 +72,12 @@ PAIRS = {  # name: op, a shape, b shape, activation, quantization, linear form e
     "sub_fine": ("SUB", FULL, FULL, "none", Q_FINE, False),
     "sub_b_fixed": ("SUB", ROW, COL, "none", Q_FINE, False),
     "sub_a_fixed": ("SUB", COL, ROW, "relu", Q_COARSE, False),
+    "mul": ("MUL", FULL, FULL, "none", QM, False),
+    "mul_relu6": ("MUL", FULL, FULL, "relu6", QM, False),
+    "mul_gate_a_fixed": ("MUL", COL, ROW, "none", QM_GATE, False),
+    "mul_b_fixed": ("MUL", ROW, COL, "relu", QM, False),
+    "mul_shift_left": ("MUL", FULL, FULL, "none", QM_BIG, False),
+    "mul_shift_left_b_fixed": ("MUL", ROW, COL, "relu6", QM_BIG, False),
 }
 
 
@@ -78,7 +88,7 @@ def _lin_k(path: Path) -> int:
 
 
 def _binary(path: Path, op: str, a, b, act: str, q) -> Path:
-    if op != "SUB":
+    if op == "ADD" or op == "MUL":
         return binary(path, op, a, b, act, *q)
     out = tuple(np.broadcast_shapes(a, b))
     o = opts("SubOptions", FusedActivationFunction={"none": 0, "relu": 1, "relu6": 3}[act])
@@ -105,6 +115,13 @@ SHAPES = {  # odd lengths (predicated tails) and the walker's broadcasts, random
     "add_exact_rank5": ("ADD", (2, 3, 1, 4, 5), (1, 3, 4, 1, 5), "none", Q),
     "sub_odd": ("SUB", (1, 5, 3, 7), (1, 5, 3, 7), "relu", Q),
     "sub_channels": ("SUB", (1, 5, 5, 19), (19,), "none", Q_COARSE),
+    "mul_odd": ("MUL", (1, 7, 5, 3), (1, 7, 5, 3), "relu", QM),
+    "mul_channels": ("MUL", (1, 5, 5, 20), (1, 1, 1, 20), "none", QM_GATE),
+    "mul_channels_by_8": ("MUL", (1, 4, 5, 24), (1, 1, 1, 24), "relu", QM_BIG),
+    "mul_channels_first": ("MUL", (1, 1, 1, 16), (1, 3, 5, 16), "none", QM),
+    "mul_per_pixel": ("MUL", (1, 5, 6, 9), (1, 5, 6, 1), "relu6", QM),
+    "mul_first_bcast": ("MUL", (1, 1, 1, 13), (1, 4, 3, 13), "none", QM_BIG),
+    "mul_rank5": ("MUL", (2, 3, 1, 4, 5), (1, 3, 4, 1, 5), "none", QM),
 }
 
 
@@ -114,10 +131,13 @@ def test_binary_shapes(name: str, tmp_path: Path) -> None:
     _check(_binary(tmp_path / f"{name}.tflite", op, a, b, act, q))
 
 
-@pytest.mark.parametrize("op", ["ADD", "SUB"])
+OPTIONS = {"ADD": "AddOptions", "SUB": "SubOptions", "MUL": "MulOptions"}
+
+
+@pytest.mark.parametrize("op", list(OPTIONS))
 def test_binary_same_tensor(op: str, tmp_path: Path) -> None:
-    """Both inputs one tensor (x + x, x - x)."""
-    name = "AddOptions" if op == "ADD" else "SubOptions"
+    """Both inputs one tensor (x + x, x - x, x * x)."""
+    name = OPTIONS[op]
     o = opts(name, FusedActivationFunction=0)
     tensors = [T("a", (1, 9, 7, 5), quant=(0.05, -3)), T("y", (1, 9, 7, 5), quant=(0.07, 2))]
     path = tmp_path / f"{op}_same.tflite"
@@ -125,10 +145,10 @@ def test_binary_same_tensor(op: str, tmp_path: Path) -> None:
     _check(path)
 
 
-@pytest.mark.parametrize("op", ["ADD", "SUB"])
+@pytest.mark.parametrize("op", list(OPTIONS))
 def test_binary_in_place(op: str, tmp_path: Path) -> None:
     """(a op b) op b: the second op runs in place over the first one's output."""
-    name = "AddOptions" if op == "ADD" else "SubOptions"
+    name = OPTIONS[op]
     o = opts(name, FusedActivationFunction=0)
     s = (1, 5, 7, 11)
     tensors = [
