@@ -249,7 +249,8 @@ void tc_avgpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
 #endif
 #if TC_MVE
     if (p->f_h * p->f_w <= 256) { /* every clipped window too: the sums fit int16 lanes */
-        tc_pool_s8_mve(p, in, out, 0);
+        tc_pool_groups_mve(p, in, out, 8, tc_avgpool_g4_mve, tc_avgpool_g1_mve,
+                           tc_avgpool_t1_mve);
         return;
     }
 #endif
@@ -347,7 +348,7 @@ void tc_maxpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
     }
 #endif
 #if TC_MVE
-    tc_pool_s8_mve(p, in, out, 1);
+    tc_pool_groups_mve(p, in, out, 16, tc_maxpool_g4_mve, tc_maxpool_g1_mve, tc_maxpool_t1_mve);
     return;
 #endif
 #if TC_DSP && !TC_MVE

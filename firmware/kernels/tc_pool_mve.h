@@ -1,5 +1,5 @@
 /* tinycompile runtime, internal: the Helium (MVE, Cortex-M55: TC_MVE) int8 pooling layers of
- * tc_pool.c (tc_pool_s8_mve), static; on other cores this header declares nothing. Same
+ * tc_pool.c (tc_pool_groups_mve), static; on other cores this header declares nothing. Same
  * windows (clipped to the image) and results as the portable loops, byte for byte. The
  * channels go in groups, each group walking every output pixel: 4 vectors, then 1, then the
  * last one under a VCTP predicate (one walk function each, so each keeps its own registers):
@@ -247,21 +247,26 @@ TC_POOL_MVE_GROUP(tc_avgpool_t1_mve, 0, 1, 1)
 
 /* A whole int8 pooling layer on Helium: the channels in groups of 4 vectors (v lanes each:
  * 16 for max, 8 for average), each group walking every output pixel, then one vector at a
- * time, the last one predicated when C is not a multiple of v. */
-static void tc_pool_s8_mve(const tc_pool_params_t *p, const int8_t *in, int8_t *out, int max)
+ * time, the last one predicated when C is not a multiple of v. The walks are passed in, so a
+ * firmware with one pooling kind links only its three. */
+typedef void (*tc_pool_walk_fn)(const tc_pool_params_t *p, const int8_t *in, int8_t *out,
+                                mve_pred16_t pr);
+
+TC_INLINE void tc_pool_groups_mve(const tc_pool_params_t *p, const int8_t *in, int8_t *out,
+                                  int32_t v, tc_pool_walk_fn g4, tc_pool_walk_fn g1,
+                                  tc_pool_walk_fn t1)
 {
-    const int32_t C = p->channels, v = max ? 16 : 8;
+    const int32_t C = p->channels;
     int32_t c = 0;
     for (; c + 4 * v <= C; c += 4 * v) {
-        (max ? tc_maxpool_g4_mve : tc_avgpool_g4_mve)(p, in + c, out + c, 0);
+        g4(p, in + c, out + c, 0);
     }
     for (; c + v <= C; c += v) {
-        (max ? tc_maxpool_g1_mve : tc_avgpool_g1_mve)(p, in + c, out + c, 0);
+        g1(p, in + c, out + c, 0);
     }
     if (c < C) {
         const uint32_t left = (uint32_t)(C - c);
-        (max ? tc_maxpool_t1_mve : tc_avgpool_t1_mve)(p, in + c, out + c,
-                                                      max ? vctp8q(left) : vctp16q(left));
+        t1(p, in + c, out + c, v == 16 ? vctp8q(left) : vctp16q(left));
     }
 }
 
