@@ -1,6 +1,6 @@
 """Every kernel file compiles warning-free (-Wall -Wextra -Werror -pedantic, C99) on its own for
-the host, ARMv6-M (Cortex-M0+) and a DSP core (Cortex-M7): each file is self-contained. (Their size
-limit, 600 lines: tests/test_layering.py.)"""
+the host, ARMv6-M (Cortex-M0+), a DSP core (Cortex-M7) and Helium (Cortex-M55, TC_MVE): each file
+is self-contained. (Their size limit, 600 lines: tests/test_layering.py.)"""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ TOOLCHAINS = {
     "host": ["cc"],
     "m0plus": ["arm-none-eabi-gcc", "-mcpu=cortex-m0plus", "-mthumb"],
     "m7": ["arm-none-eabi-gcc", "-mcpu=cortex-m7", "-mthumb", "-mfpu=fpv5-d16", "-mfloat-abi=hard"],
+    "m55": ["arm-none-eabi-gcc", "-mcpu=cortex-m55", "-mthumb", "-mfpu=auto", "-mfloat-abi=hard"],
 }
 
 

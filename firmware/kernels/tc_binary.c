@@ -7,10 +7,13 @@
  * compared); SQUARED_DIFFERENCE as squared_difference.cc (operands shifted left by 7 bits,
  * rescaled, subtracted, squared, requantized); PRELU as reference/prelu.h's
  * BroadcastPrelu4DSlow (two multipliers, by the sign of the offset input). Requantization through tc_requant (tc_qmath.h); the loop
- * nest through tc_bcast_walk (tc_broadcast.h). No fast paths.
+ * nest through tc_bcast_walk (tc_broadcast.h). One fast path: the int8 SUB on Helium
+ * (Cortex-M55, TC_MVE) runs its rows four elements per vector, exactly
+ * (tc_add_mve.h's tc_addsub_mve_row).
  */
 #include "tc_binary.h"
 
+#include "tc_add_mve.h"
 #include "tc_broadcast.h"
 #include "tc_qmath.h"
 
@@ -27,6 +30,12 @@ static void tc_sub_row(const void *vp, int32_t n, const int8_t *x, int32_t sx, c
     const tc_add_params_t *p = (const tc_add_params_t *)vp;
     int32_t i;
 
+#if TC_MVE
+    if ((sx == 0 || sx == 1) && (sy == 0 || sy == 1) && (sx | sy)) {
+        tc_addsub_mve_row(p, n, x, sx, y, sy, out, 1);
+        return;
+    }
+#endif
     for (i = 0; i < n; ++i) {
         int32_t a = tc_sub_scale(p->in1_offset + x[i * sx], p->left_shift, p->in1_multiplier,
                                  p->in1_shift);

@@ -8,12 +8,15 @@
  * TFLM's arithmetic), leaving one requantization per element instead of three. Faster still, an
  * int8 ADD given an exact linear form (tc_elementwise.h, ops/elem_fast.py) runs it: two
  * multiply-accumulates per element (tc_add_lin_row), or on Cortex-M4/M7 two SMLAW per element
- * over four elements per word (tc_add_dsp_row). tc_add_s16 / tc_mul_s16: the same arithmetic on
- * int16 elements (16x8).
+ * over four elements per word (tc_add_dsp_row). On the Cortex-M55 (Helium, TC_MVE) the rows
+ * run four elements per vector (tc_add_mve.h): the linear form (VMLAS, VMLA, a saturating
+ * shift; 2 instructions per element), else TFLM's arithmetic step by step, both exact.
+ * tc_add_s16 / tc_mul_s16: the same arithmetic on int16 elements (16x8).
  */
 #include "tc_elementwise.h"
 
 #include "tc_broadcast.h"
+#include "tc_add_mve.h"
 #include "tc_kernel_util.h"
 #include "tc_qmath.h"
 
@@ -161,6 +164,16 @@ static void tc_add_row(const void *vp, int32_t n, const int8_t *x, int32_t sx, c
     int32_t i;
 
 #if !defined(TC_PORTABLE)
+#if TC_MVE
+    if ((sx == 0 || sx == 1) && (sy == 0 || sy == 1) && (sx | sy)) {
+        if (p->lin_k > 0) {
+            tc_add_lin_mve(p, n, x, sx, y, sy, out);
+        } else {
+            tc_addsub_mve_row(p, n, x, sx, y, sy, out, 0);
+        }
+        return;
+    }
+#endif
 #if TC_DSP
     if (p->dsp_ok) {
         tc_add_dsp_row(p, n, x, sx, y, sy, out);

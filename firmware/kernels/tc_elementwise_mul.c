@@ -6,6 +6,10 @@
  * the output offset, clamped. The portable path does exactly that with tc_requant. The fast paths
  * run forms of the same arithmetic that the compiler recomputes over all 65,536 input pairs
  * (tinycompile/ops/mul_fast.py; a form missing from the params leaves the portable path):
+ *   - Cortex-M55 (Helium, TC_MVE; any params with out_shift <= 15, no form needed): 8 elements
+ *     per vector, the offset inputs in int16 lanes multiplied into two int32 halves
+ *     (VMULLB/VMULLT), TFLM's requantization step by step (tc_mve.h), narrowed back with
+ *     saturation, offset, clamped; the row's tail predicated; 2.5 instructions per element;
  *   - Cortex-M4/M7 (dsp_r > 0): four elements per word, SXTAB16 splitting them into offset
  *     16-bit lanes, SMULBB/SMULTT giving 2t, SMMLAR with the sign of t giving TFLM's rounding
  *     (tc_mul_rq), SSAT16 and a bytewise clamp; 8.5 instructions per element;
@@ -19,6 +23,7 @@
 #include "tc_broadcast.h"
 #include "tc_elementwise.h"
 #include "tc_kernel_util.h"
+#include "tc_mve.h"
 #include "tc_qmath.h"
 
 /* The portable row: TFLM's arithmetic. */
@@ -38,7 +43,126 @@ static void tc_mul_row(const void *vp, int32_t n, const int8_t *x, int32_t sx, c
 
 #if !defined(TC_PORTABLE)
 
-#if TC_DSP
+#if TC_MVE
+/* tc_mul_mve8's constants, read from the params once (the stores could alias them). */
+typedef struct {
+    int32_t m, sh, oo;
+    int16x8_t lo, hi;
+} tc_mul_mve_t;
+
+/* tc_mve_requant_n, for a shift known to be negative when neg (the usual MUL: no branch). */
+TC_INLINE int32x4_t tc_mul_mve_rq(int32x4_t t, int32_t m, int32_t sh, const int neg)
+{
+    if (!neg) {
+        return tc_mve_requant_n(t, m, sh);
+    }
+    t = vqrdmulhq_n_s32(t, m);
+    t = vqaddq_s32(t, vshrq_n_s32(t, 31));
+    return vrshlq_n_s32(t, sh);
+}
+
+/* Up to 8 elements (the lanes of pr when tail): x + o1 and the second operand (bv: the
+ * offset values of y, or one value in every lane) in int16 lanes, their products in two int32
+ * halves (VMULLB / VMULLT: even and odd elements), each requantized as TFLM does
+ * (tc_mve_requant_n), narrowed back in order with saturation (VQMOVNB / VQMOVNT: a result
+ * beyond int16 stays beyond the clamp), the output offset added (saturating), clamped, stored.
+ * About 20 instructions per 8 elements. */
+TC_INLINE void tc_mul_mve8(const tc_mul_mve_t *k, const int8_t *x, int16_t o1, int16x8_t bv,
+                           int8_t *out, mve_pred16_t pr, const int tail, const int neg)
+{
+    const int16x8_t a = vaddq_n_s16(tail ? vldrbq_z_s16(x, pr) : vldrbq_s16(x), o1);
+    const int32x4_t e = tc_mul_mve_rq(vmullbq_int_s16(a, bv), k->m, k->sh, neg);
+    const int32x4_t o = tc_mul_mve_rq(vmulltq_int_s16(a, bv), k->m, k->sh, neg);
+    int16x8_t r = vqmovntq_s32(vqmovnbq_s32(vdupq_n_s16(0), e), o);
+    r = vminq_s16(vmaxq_s16(vqaddq_n_s16(r, (int16_t)k->oo), k->lo), k->hi);
+    if (tail) {
+        vstrbq_p_s16(out, r, pr);
+    } else {
+        vstrbq_s16(out, r);
+    }
+}
+
+/* The rows of tc_mul_mve_rows, with the second operand's form (one) and the shift's sign
+ * (neg) fixed at compile time. */
+TC_INLINE void tc_mul_mve_loop(const tc_mul_mve_t *k, int32_t rows, int32_t n, const int8_t *x,
+                               int32_t o1, const int8_t *y, int32_t o2, int32_t ry, int8_t *out,
+                               const int one, const int neg)
+{
+    const int16_t a1 = (int16_t)o1, a2 = (int16_t)o2;
+    for (; rows > 0; --rows, y += ry) {
+        const int8_t *yp = y;
+        const int16x8_t b1 = vdupq_n_s16((int16_t)(y[0] + o2));
+        int32_t i = n;
+        for (; i >= 8; i -= 8, x += 8, out += 8) {
+            int16x8_t bv = b1;
+            if (!one) {
+                bv = vaddq_n_s16(vldrbq_s16(yp), a2);
+                yp += 8;
+            }
+            tc_mul_mve8(k, x, a1, bv, out, 0, 0, neg);
+        }
+        if (i > 0) {
+            const mve_pred16_t pr = vctp16q((uint32_t)i);
+            const int16x8_t bv = one ? b1 : vaddq_n_s16(vldrbq_z_s16(yp, pr), a2);
+            tc_mul_mve8(k, x, a1, bv, out, pr, 1, neg);
+            x += i;
+            out += i;
+        }
+    }
+}
+
+/* A vector y repeated per row (b1x1xC, n a multiple of 8): column by column, each 8 lanes of
+ * y offset once, then that column of every row (rows n bytes apart). */
+TC_INLINE void tc_mul_mve_cols(const tc_mul_mve_t *k, int32_t rows, int32_t n, const int8_t *x,
+                               int32_t o1, const int8_t *y, int32_t o2, int8_t *out,
+                               const int neg)
+{
+    int32_t j, r;
+    for (j = 0; j < n; j += 8) {
+        const int16x8_t bv = vaddq_n_s16(vldrbq_s16(y + j), (int16_t)o2);
+        const int8_t *xp = x + j;
+        int8_t *op = out + j;
+        for (r = 0; r < rows; r++, xp += n, op += n) {
+            tc_mul_mve8(k, xp, (int16_t)o1, bv, op, 0, 0, neg);
+        }
+    }
+}
+
+/* tc_mul_rows on Helium: rows x n elements, x (offset o1) and out contiguous, y (offset o2)
+ * contiguous along the row (one == 0) or one value per row (one == 1), advancing ry bytes per
+ * row; 8 elements per step, the row's last 1 to 7 predicated (a vector repeated per row whose
+ * length is a multiple of 8: tc_mul_mve_cols). */
+static void tc_mul_mve_rows(const tc_mul_params_t *p, int32_t rows, int32_t n, const int8_t *x,
+                            int32_t o1, const int8_t *y, int32_t o2, int one, int32_t ry,
+                            int8_t *out)
+{
+    tc_mul_mve_t k;
+    k.m = p->out_multiplier;
+    k.sh = p->out_shift;
+    k.oo = p->out_offset;
+    k.lo = vdupq_n_s16((int16_t)p->act_min);
+    k.hi = vdupq_n_s16((int16_t)p->act_max);
+    if (!one && ry == 0 && rows > 1 && (n & 7) == 0) {
+        if (k.sh < 0) {
+            tc_mul_mve_cols(&k, rows, n, x, o1, y, o2, out, 1);
+        } else {
+            tc_mul_mve_cols(&k, rows, n, x, o1, y, o2, out, 0);
+        }
+    } else if (k.sh < 0) {
+        if (one) {
+            tc_mul_mve_loop(&k, rows, n, x, o1, y, o2, ry, out, 1, 1);
+        } else {
+            tc_mul_mve_loop(&k, rows, n, x, o1, y, o2, ry, out, 0, 1);
+        }
+    } else if (one) {
+        tc_mul_mve_loop(&k, rows, n, x, o1, y, o2, ry, out, 1, 0);
+    } else {
+        tc_mul_mve_loop(&k, rows, n, x, o1, y, o2, ry, out, 0, 0);
+    }
+}
+#endif
+
+#if TC_DSP && !TC_MVE
 /* a + SXTB16(v ror 8): bytes 1 and 3 of v sign-extended and added to a's 16-bit lanes. */
 TC_INLINE uint32_t tc_sxtab16_hi(uint32_t a, uint32_t v)
 {
@@ -346,7 +470,9 @@ static void tc_mul_rows(const tc_mul_params_t *p, int32_t rows, int32_t n, const
                         int32_t o1, const int8_t *y, int32_t o2, int one, int32_t ry,
                         int8_t *out)
 {
-#if TC_DSP
+#if TC_MVE
+    tc_mul_mve_rows(p, rows, n, x, o1, y, o2, one, ry, out);
+#elif TC_DSP
     tc_mul_dsp_rows(p, rows, n, x, o1, y, o2, one, ry, out);
 #elif defined(__ARM_ARCH_6M__)
     tc_mul_m0_t k;
@@ -397,7 +523,9 @@ static void tc_mul_fast_row(const void *vp, int32_t n, const int8_t *x, int32_t 
 /* Whether the fast path covers these params on this core. */
 TC_INLINE int tc_mul_fast_ok(const tc_mul_params_t *p)
 {
-#if TC_DSP
+#if TC_MVE
+    return p->out_shift <= 15; /* |t| < 2^16: t << out_shift stays in int32, as in tc_requant */
+#elif TC_DSP
     return p->dsp_r > 0;
 #else
     return p->m0_r > 0;

@@ -7,7 +7,11 @@
  * 16-bit lane sums cannot overflow), rounded four lanes at a time without a division for
  * windows of at most 16 taps (tc_avg4_recip_dsp), else per channel; full 2x2 windows unrolled;
  * channel counts not a multiple of 4 (but at least 4) end with a word overlapping the one
- * before. ARMv6-M: windows of up to 64 taps run tc_pool_m0.c's loops (the whole layer).
+ * before. Cortex-M55 (Helium, TC_MVE): the whole int8 layer runs tc_pool_mve.h's walks (16
+ * channels per vector for MAX_POOL_2D, VMAX.S8 per tap; 8 per vector for AVERAGE_POOL_2D of at
+ * most 256 taps, VLDRB.S16 + VADD.I16 per tap and the rounding division by a reciprocal
+ * multiply, exact), channel tails predicated. ARMv6-M: windows of up to 64 taps run
+ * tc_pool_m0.c's loops (the whole layer).
  * tc_avgpool_s16 / tc_maxpool_s16 (16x8): the same arithmetic on int16 (TFLM's int16
  * AveragePool / MaxPool: int32 sum, max from -32768), channel by channel. */
 #include <stdint.h>
@@ -17,6 +21,7 @@
 #include "tc_m0.h"
 #endif
 #include "tc_pool.h"
+#include "tc_pool_mve.h"
 #include "tc_qmath.h"
 
 /* Clip a window starting at origin (size k) to [0, size): taps [*lo, *hi). */
@@ -52,7 +57,7 @@ static int32_t tc_pow2_shift(int32_t count)
     return sh;
 }
 
-#if TC_DSP
+#if TC_DSP && !TC_MVE /* the Cortex-M55 takes tc_pool_mve.h's paths */
 /* Bytewise signed max / min of four int8 lanes (SSUB8 sets GE where a >= b, SEL picks). */
 TC_INLINE uint32_t tc_max8x4(uint32_t a, uint32_t b)
 {
@@ -242,6 +247,13 @@ void tc_avgpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
         return;
     }
 #endif
+#if TC_MVE
+    if (p->f_h * p->f_w <= 256) { /* every clipped window too: the sums fit int16 lanes */
+        tc_pool_groups_mve(p, in, out, 8, tc_avgpool_g4_mve, tc_avgpool_g1_mve,
+                           tc_avgpool_t1_mve);
+        return;
+    }
+#endif
     for (n = 0; n < p->batches; n++) {
         const int8_t *img = in + n * H * W * C;
         for (oy = 0; oy < p->out_h; oy++) {
@@ -265,7 +277,7 @@ void tc_avgpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
                         continue;
                     }
                     c = 0;
-#if TC_DSP
+#if TC_DSP && !TC_MVE
                     if (count <= 256) {
                         int32_t m16 = 0;
                         uint32_t kp = 0, kn = 0;
@@ -335,7 +347,11 @@ void tc_maxpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
         return;
     }
 #endif
-#if TC_DSP
+#if TC_MVE
+    tc_pool_groups_mve(p, in, out, 16, tc_maxpool_g4_mve, tc_maxpool_g1_mve, tc_maxpool_t1_mve);
+    return;
+#endif
+#if TC_DSP && !TC_MVE
     const uint32_t lo4 = (uint8_t)p->act_min * 0x01010101u;
     const uint32_t hi4 = (uint8_t)p->act_max * 0x01010101u;
     const int clamp = p->act_min > -128 || p->act_max < 127;
@@ -355,7 +371,7 @@ void tc_maxpool_s8(const tc_pool_params_t *p, const int8_t *in, int8_t *out)
                     const int32_t rows = fy1 - fy0, cols = fx1 - fx0;
                     int32_t y, x;
                     c = 0;
-#if TC_DSP
+#if TC_DSP && !TC_MVE
                     if (rows > 0 && cols > 0) {
                         c = tc_maxpool_px_dsp(org, rows, cols, C, C, W * C, lo4, hi4, clamp,
                                               out);
