@@ -99,7 +99,9 @@ void tc_conv_s8_grouped(const tc_conv_params_t *p, const int8_t *in, int8_t *out
  * (ops/conv2d.py, col_entry): tc_conv_s8_col with a granted column or a whole one on the stack,
  * tc_conv_s8_chunk with one in chunks on the stack. On cores with the DSP extension they are
  * tc_conv2d_dsp.c's, which leave tc_conv_s8's other loops (and each other's) unlinked where
- * no layer needs them; elsewhere tc_conv_s8 itself. */
+ * no layer needs them; elsewhere tc_conv_s8 itself. On the Cortex-M55 (Helium) every entry
+ * tries tc_conv2d_mve.c's column GEMM first (any groups-1 layer, in place or not), and these
+ * DSP paths run only where it declines. */
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(TC_PORTABLE)
 void tc_conv_s8_col(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 void tc_conv_s8_chunk(const tc_conv_params_t *p, const int8_t *in, int8_t *out);

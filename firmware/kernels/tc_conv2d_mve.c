@@ -2,30 +2,32 @@
  * inner step is VMLADAVA (sixteen int8 products summed into a scalar accumulator, one
  * instruction).
  *
- * Four output pixels share one column buffer. Each pixel's window (k_h * k_w * in_c = K values,
- * the input zero point at padded taps, so they add w * (zero_point + in_offset) = 0 with the
- * input offset folded into bias_eff) is cut into chunks of sixteen values, and chunk j of slot
- * s takes the sixteen bytes at col + 64 j + 16 s: one pointer walks all four pixels (four loads
- * at fixed offsets, then a post-increment), which leaves registers for eight accumulators. The
- * weights are TFLite's own [out_c][K] rows, unchanged: the step for two output channels is
- * 4 + 2 loads and 8 VMLADAVA for 128 multiply-accumulates. K need not be a multiple of 16: the
- * last chunk's bytes past K are zeros in the column (written once per layer, never by a
- * window), so whatever the weights hold there (the next row's first values, or for the last
- * row up to 15 bytes past the weights, in flash and readable) adds nothing.
+ * Three output pixels share one column buffer (two where no room holds three). Each pixel's
+ * window (k_h * k_w * in_c = K values, the input zero point at padded taps, so they add
+ * w * (zero_point + in_offset) = 0 with the input offset folded into bias_eff) takes a slot of
+ * kp = 16 * ceil(K / 16) bytes, slot s at col + s * kp. The weights are TFLite's own [out_c][K]
+ * rows, unchanged (the generated C is the same for every core). The step for a pair of output
+ * channels over the three slots is 3 + 2 loads and 6 VMLADAVA for 96 multiply-accumulates: six
+ * accumulators fill the even registers VMLADAVA needs beside the loop counter in lr (eight
+ * would not fit). K need not be a multiple of 16: a slot's bytes past K are zeros (written once
+ * per layer, never by a window), so whatever the weights hold there (the next row's first
+ * values, or for the last row up to 15 bytes past the weights, in flash and readable) adds
+ * nothing. Windows of one or two chunks keep the pixels' chunks in registers across the
+ * channels instead.
  *
- * A channel's four sums then become one vector: + bias_eff, requantized by tc_mve.h's exact
- * TFLM arithmetic with the channel's multiplier and shift, + output offset, clamp, and one
- * predicated scatter store puts the four bytes at the four pixels' places (out_c apart, or two
- * arbitrary places for the in-place ring's pairs). A channel of an ONNX layer whose shift marks
- * the ONNX variant (above 31) is requantized lane by lane by tc_out_s8 instead.
+ * The sums of up to TC_MVE_OCB channels wait on the stack, then four channels a vector: +
+ * bias_eff, tc_mve.h's exact TFLM requantization with each lane's multiplier and shift, +
+ * output offset, clamp, one narrowing store per pixel. A channel of an ONNX layer whose shift
+ * marks the ONNX variant (above 31) is requantized by tc_out_s8 instead.
  *
- * Which layers: groups 1, every geometry (strides, dilations, padding); out of place; in place
- * the 1x1 walk (pixels copied to the column first, so their outputs go straight to their place,
- * forwards or backwards as tc_pw_forward says) and the k x k ring (tc_conv_ring_walk, pairs of
- * pixels in slots 0 and 1). The column is the planner's (tc_col16_bytes of it: enough for four
- * slots of ceil(K / 16) chunks when K >= 16 over channels in fours; two slots otherwise) or up
- * to TC_MVE_STACK_COL bytes on the stack; a layer without room for two slots returns 0 and
- * takes the DSP paths. The arithmetic is TFLM's, so results equal the portable path's.
+ * Which layers: groups 1, every geometry (strides, dilations, padding): out of place; in place
+ * the 1x1 walk (a block's pixels copied to the column first, so their outputs go straight to
+ * their place, forwards or backwards as tc_pw_forward says) and the k x k ring (tc_mve_ring:
+ * tc_conv_ring_walk's rule for blocks of three). The column is the planner's (its
+ * tc_col16_bytes, sized for the DSP paths' int16 pairs, holds three int8 slots from K = 16 on
+ * over channels in fours) or up to TC_MVE_STACK_COL bytes on the stack; a layer without room
+ * for two slots returns 0 and takes the DSP paths. The arithmetic is TFLM's, so results equal
+ * the portable path's (tests/test_kernels_mve_conv.py runs both sides in QEMU).
  */
 #include <stdint.h>
 #include <string.h>
@@ -36,14 +38,15 @@
 
 #if TC_MVE
 
-/* Column bytes a layer without a granted column may keep on the stack (a 3x3 window over up to
- * 28 channels in four slots, 64 in two), within the M55 boards' stack reserve. */
+/* Column bytes a layer may keep on the stack where the planner's column is too small (three
+ * slots of windows up to 336 values, a 3x3 window over 37 channels; two up to 512), within the
+ * M55 boards' stack reserve (the firmware's stack bound counts it). */
 #define TC_MVE_STACK_COL 1024
 
 /* The geometry of the column: slots and the chunks of a window. */
 typedef struct {
     int8_t *col;
-    int32_t slots; /* 4, or 2 where the buffer holds no more */
+    int32_t slots; /* 3, or 2 where the buffer holds no more */
     int32_t nch;   /* chunks of sixteen values a window */
     int lsh;       /* some channel's shift is positive (a left shift before the multiply) */
 } tc_mcol_t;

@@ -1,6 +1,10 @@
 """CONV_2D (int8 activations, int8 weights per channel or per tensor, int32 bias), as TFLM's
 conv.cc computes it (multipliers and padding: ``conv_common``).
 
+On the Cortex-M55 every entry below first tries the Helium column GEMM (tc_conv2d_mve.c), which
+takes every layer without groups, few-channel ones included, over the same weights and
+parameters; the lowering is the same for every core.
+
 Kernel: ``tc_conv_s8`` (firmware/kernels/tc_conv2d.c), ``tc_conv_s8_grouped`` for a grouped
 layer (on the Cortex-M0+ only such layers link the portable loops), ``tc_conv_s8_col`` and
 ``tc_conv_s8_chunk`` for one whose every pixel goes through the column GEMM (``col_entry``; on the
