@@ -17,8 +17,9 @@
  *
  * The sums of up to TC_MVE_OCB channels wait on the stack, then four channels a vector: +
  * bias_eff, tc_mve.h's exact TFLM requantization with each lane's multiplier and shift, +
- * output offset, clamp, one narrowing store per pixel. A channel of an ONNX layer whose shift
- * marks the ONNX variant (above 31) is requantized by tc_out_s8 instead.
+ * output offset, clamp, one narrowing store per pixel. An ONNX layer (every shift above 31:
+ * tc_qmath.h's variant) is requantized four lanes at a time in float32 (tc_mve_outs_onnx, the
+ * arithmetic of tc_requant_onnx on this core); a layer mixing both, channel by channel.
  *
  * Which layers: groups 1, every geometry (strides, dilations, padding): out of place; in place
  * the 1x1 walk (a block's pixels copied to the column first, so their outputs go straight to
@@ -49,6 +50,7 @@ typedef struct {
     int32_t slots; /* 3, or 2 where the buffer holds no more */
     int32_t nch;   /* chunks of sixteen values a window */
     int lsh;       /* some channel's shift is positive (a left shift before the multiply) */
+    int onnx;      /* every channel's shift marks the ONNX variant (tc_qmath.h) */
 } tc_mcol_t;
 
 /* n bytes from src to dst: whole chunks of sixteen unpredicated, then one predicated step (a
@@ -348,6 +350,33 @@ static void tc_mve_outs(const tc_conv_params_t *p, const int32_t *a, int32_t ob,
     }
 }
 
+#if TC_ONNX_VARIANT && (__ARM_FEATURE_MVE & 2) && TC_FPU_SP
+/* An ONNX layer's outputs (every channel's shift marks the variant: tc_qmath.h), four lanes at
+ * a time as tc_requant_onnx computes each on this core: float(acc) (VCVT, to nearest even, as
+ * the scalar VCVT), times the scale (the multiplier's IEEE bits), rounded to nearest even
+ * (VCVTN); the zero point added with saturation, so an out-of-range value clamps as the scalar
+ * path's SSAT #16 then clamp does. */
+static void tc_mve_outs_onnx(const tc_conv_params_t *p, const int32_t *a, int32_t ob,
+                             int32_t oe, int8_t *const *o, int32_t cnt)
+{
+    const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+    const int32_t off = p->out_offset;
+    int32_t oc, s;
+    for (oc = ob; oc < oe; oc += 4, a += 4) {
+        const mve_pred16_t pr = vctp32q((uint32_t)(oe - oc));
+        const int32x4_t b = vld1q_s32(p->bias_eff + oc);
+        const float32x4_t sc = vreinterpretq_f32_s32(vld1q_s32(p->mult + oc));
+        for (s = 0; s < cnt; s++) {
+            const float32x4_t v = vmulq_f32(vcvtq_f32_s32(vaddq_s32(vld1q_s32(a + s * TC_MVE_OCB),
+                                                                     b)), sc);
+            int32x4_t y = vqaddq_n_s32(vcvtnq_s32_f32(v), off);
+            y = vminq_s32(vmaxq_s32(y, lo), hi);
+            vstrbq_p_s32(o[s] + oc, y, pr);
+        }
+    }
+}
+#endif
+
 /* Every output channel of the pixels in the column's first cnt slots, slot s's to o[s]. */
 static void tc_mve_gemm(const tc_conv_params_t *p, const tc_mcol_t *m, int8_t *const *o,
                         int32_t cnt)
@@ -365,6 +394,12 @@ static void tc_mve_gemm(const tc_conv_params_t *p, const tc_mcol_t *m, int8_t *c
         } else {
             tc_mve_sums2(m->col, m->nch << 4, m->nch, p->weights + ob * K, K, oe - ob, a);
         }
+#if TC_ONNX_VARIANT && (__ARM_FEATURE_MVE & 2) && TC_FPU_SP
+        if (m->onnx) {
+            tc_mve_outs_onnx(p, a, ob, oe, o, cnt);
+            continue;
+        }
+#endif
         tc_mve_outs(p, a, ob, oe, o, cnt, lsh);
     }
 }
@@ -470,8 +505,10 @@ static int tc_conv_mve_run(const tc_conv_params_t *p, const int8_t *in, int8_t *
     m.col = col;
     m.nch = (K + 15) >> 4;
     m.lsh = 0;
+    m.onnx = 1;
     for (oc = 0; oc < p->out_c; oc++) {
         m.lsh |= p->shift[oc] > 0;
+        m.onnx &= p->shift[oc] > 31;
     }
     m.slots = 48 * m.nch <= cap ? 3 : 2;
     if (32 * m.nch > cap) {
