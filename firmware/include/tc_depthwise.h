@@ -84,5 +84,12 @@ int tc_dwconv3x3n_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
  * anything where it does not apply. */
 int tc_dwconv_kxk_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+/* Internal (tc_depthwise_mve.c, Helium: the Cortex-M55): the whole layer for 3x3 filters,
+ * depth multiplier 1, no dilation, any channel count, stride 1 or 2 along its output lines;
+ * returns 0 without writing anything where it does not apply. On such cores tc_dwconv_s8,
+ * tc_dwconv_s8_3x3n and tc_dwconv_s8_kxk try it instead of the 3x3 DSP paths above. */
+int tc_dwconv3x3_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+#endif
 
 #endif /* TC_DEPTHWISE_H */

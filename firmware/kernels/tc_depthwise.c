@@ -230,8 +230,9 @@ static void tc_dwconv_inplace(const tc_conv_params_t *p, const int8_t *in, int8_
 }
 
 #if TC_DSP && !defined(__ARM_ARCH_6M__)
-/* What the 3x3 DSP paths (tc_depthwise_dsp.c) take: a 3x3 window, no dilation, depth
- * multiplier 1, and in place only when the layer runs with out == in; they check the rest. */
+/* What the 3x3 DSP paths (tc_depthwise_dsp.c) and the Helium path (tc_depthwise_mve.c) take:
+ * a 3x3 window, no dilation, depth multiplier 1, and in place only when the layer runs with
+ * out == in; they check the rest. */
 TC_INLINE int tc_dw3_fits(const tc_conv_params_t *p, const int8_t *in, const int8_t *out)
 {
     return p->k_h == 3 && p->k_w == 3 && p->dil_h == 1 && p->dil_w == 1 &&
@@ -246,6 +247,10 @@ void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 #if defined(__ARM_ARCH_6M__)
     tc_dwconv_s8_m0(p, in, out); /* tc_depthwise_m0.c */
     return;
+#elif TC_MVE
+    if (tc_dw3_fits(p, in, out) && tc_dwconv3x3_mve(p, in, out)) {
+        return;
+    }
 #elif TC_DSP
     if (tc_dw3_fits(p, in, out) && tc_dwconv3x3_dsp(p, in, out)) {
         return;
@@ -318,6 +323,11 @@ void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         return;
     }
 #elif TC_DSP
+#if TC_MVE
+    if (tc_dw3_fits(p, in, out) && tc_dwconv3x3_mve(p, in, out)) {
+        return;
+    }
+#endif
     if ((!p->inplace || in == out) && tc_dwconv_kxk_dsp(p, in, out)) {
         return;
     }
@@ -327,7 +337,11 @@ void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 
 void tc_dwconv_s8_3x3n(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
-#if TC_DSP && !defined(__ARM_ARCH_6M__)
+#if TC_MVE
+    if (tc_dw3_fits(p, in, out) && tc_dwconv3x3_mve(p, in, out)) {
+        return;
+    }
+#elif TC_DSP && !defined(__ARM_ARCH_6M__)
     if (tc_dw3_fits(p, in, out) && tc_dwconv3x3n_dsp(p, in, out)) {
         return;
     }

@@ -1,0 +1,643 @@
+/* tinycompile runtime: DEPTHWISE_CONV_2D, int8: the Helium (MVE) whole-layer 3x3 path of the
+ * Cortex-M55 (tc_dwconv3x3_mve, TC_MVE), which tc_dwconv_s8, tc_dwconv_s8_3x3n and
+ * tc_dwconv_s8_kxk try first there instead of the M4/M7 DSP paths: 3x3 filters, depth
+ * multiplier 1, no dilation, any channel count, stride 1 or 2 along the output lines (any stride
+ * across them), any padding, in place or not. Identical results to the portable kernel (TFLM's
+ * reference DepthwiseConvPerChannel).
+ *
+ * Helium has no integer vector x vector multiply-accumulate (VMLA takes a scalar), so an int32
+ * MAC over channel lanes costs a VMUL and a VADD and a temporary register, and with eight
+ * Q registers that leaves room for three accumulators. Its single-precision VFMA is one
+ * instruction and accumulates in place: int8 x int8 products and their sums stay integers far
+ * below 2^24, so float32 computes them exactly (every partial sum is an integer of magnitude
+ * below 9 * 128 * 128 < 2^18: no rounding anywhere, whatever the order), and VCVT gives back
+ * the int32 sum. Four float accumulators, three weight vectors and the input vector fill the
+ * eight Q registers: passes of four outputs along a line, one window line at a time.
+ *
+ * As the DSP path (tc_depthwise_dsp.c), outputs run in lines along the longer output axis (rows,
+ * or columns for tall layers such as the DS-CNN's 25 x 5), and a line reads three input lines.
+ * Per slice of up to 16 channels:
+ *   - set-up, once per slice: per block of four channels the nine weight vectors as float32
+ *     ([window line t][tap u along the line]), and the blocks' bias_eff, multipliers, shifts;
+ *   - input lines are copied once into a stack buffer, a ring of three line slots of
+ *     TC_DWM_COLS columns x 16 bytes (one VLDRB/VSTRB per column); columns and lines outside
+ *     the image hold the input zero point, which contributes nothing once the zero point is
+ *     folded into bias_eff (like TFLM's skipped taps), so borders cost nothing extra;
+ *   - per block of four channels, passes of four outputs: per window line three weight vectors,
+ *     the input columns (VLDRB.S32 + VCVT, each feeding up to three outputs) and twelve VFMA;
+ *     then VCVT to int32, + bias_eff, TFLM's requantization per lane (tc_mve.h: VQRDMULH, the
+ *     sign of the accumulator added where the shift rounds, VRSHL: exact with every shift
+ *     a right shift, as the DSP path requires too), and two outputs' lanes narrowed together
+ *     (VQMOVNB/VQMOVNT to int16, + output zero point with VQADD, VQMOVNB to int8) and stored
+ *     by one VSTRB scatter. A line's last pass starts four outputs before its end (recomputing
+ *     outputs the previous pass stored: the same bytes), so every pass is whole. That pass is in
+ *     assembly (GCC 12 spills the intrinsics' accumulators), at -O0 C with intrinsics
+ *     (TC_ASM_LOOPS, tc_kernel_util.h);
+ *   - the other cases in C with intrinsics, one pass at a time (up to four outputs, channel
+ *     lanes predicated): a block of one to three channels (the slice's last), lines of fewer
+ *     than four outputs, a fused activation narrower than int8, a shift that is not a right
+ *     shift (tc_mve_requant), and the ONNX variant (shift > 31: tc_out_s8 lane by lane).
+ * In place (out == in) output line l is written over input line l only once input lines up to
+ * l + 1 are in the buffer, which holds everything later lines read (as in the DSP path): that
+ * needs a whole line in one buffer tile, else it returns 0. It returns 0 (nothing written) for
+ * strides along the line other than 1 and 2 too, and output lines more than 65532 bytes apart
+ * along (the scatter's 16-bit offsets).
+ * Stack: about 2.5 KB (the line buffer 1.5 KB, the slice's float weights 576 B).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "tc_depthwise.h"
+#include "tc_kernel_util.h"
+#include "tc_mve.h"
+
+#if TC_MVE
+
+/* Buffer columns per line slot, 16 bytes each (stack: 3 x TC_DWM_COLS x 16 bytes). A tile of
+ * a line holds (TC_DWM_COLS - 3) / S + 1 outputs at stride S (30 and 15: at least the DSP
+ * path's 29 and 15, which ops/depthwise.py's in-place rule counts with). */
+#define TC_DWM_COLS 32
+
+/* A block of four channels of the slice: its constants (zero past the layer's channels). */
+typedef struct {
+    int32_t bias[4];     /* bias_eff */
+    int32_t mult[4];     /* multipliers */
+    int32_t shift[4];    /* shifts (TFLite sign) */
+    uint16_t offs[2][8]; /* the scatter's byte offsets of output pairs (0, 1) and (2, 3) */
+} tc_dwm_blk_t;
+
+/* One output line of a slice (what the line functions share). */
+typedef struct {
+    const int8_t *ln[3];    /* the three line slots, in window order, the tile's column 0 */
+    const float32x4_t *w;   /* the slice's weights, [block][t * 3 + u] */
+    const tc_dwm_blk_t *k;  /* the slice's blocks */
+    int8_t *o;              /* the line's first output, the slice's first channel */
+    int32_t os;             /* output step along the line */
+    int32_t na;             /* outputs */
+    int32_t cs;             /* channels in the slice */
+    int32_t off, lo, hi;    /* output zero point, the activation's clamp */
+    int scalar;             /* the ONNX variant: tc_out_s8 lane by lane */
+} tc_dwm_line_t;
+
+/* ------------------------------------------------------------------- one pass, in C */
+
+/* The n (1..4) accumulators of a pass at stride S, the first window at column 0 of the three
+ * line slots l0..l2 (16 bytes per column, the block's four channels at offset 0): a[j] = sum
+ * over lines t and taps u of x[t][j S + u] * w[3 t + u], exactly (see above). */
+TC_INLINE void tc_dwm_acc_c(const int8_t *l0, const int8_t *l1, const int8_t *l2,
+                            const float32x4_t *w, float32x4_t *a, int32_t n, const int S)
+{
+    int32_t t, u, j;
+    for (j = 0; j < n; j++) {
+        a[j] = vdupq_n_f32(0.0f);
+    }
+    for (t = 0; t < 3; t++) {
+        const int8_t *L = t == 0 ? l0 : (t == 1 ? l1 : l2);
+        for (j = 0; j < n; j++) {
+            for (u = 0; u < 3; u++) {
+                const float32x4_t x = vcvtq_f32_s32(vldrbq_s32(L + 16 * (j * S + u)));
+                a[j] = vfmaq_f32(a[j], x, w[3 * t + u]);
+            }
+        }
+    }
+}
+
+/* n (1..4) outputs of a block of cn (1..4) channels from a pass's accumulators, stored at
+ * o, o + os, ..: TFLM's requantization per lane (tc_mve_requant, any shift up to 31), or lane
+ * by lane with tc_out_s8 (the ONNX variant). */
+static void tc_dwm_out_c(const tc_dwm_line_t *L, const tc_dwm_blk_t *k, const float32x4_t *a,
+                         int8_t *o, int32_t n, int32_t cn)
+{
+    const int32x4_t b = vld1q_s32(k->bias), m = vld1q_s32(k->mult), sh = vld1q_s32(k->shift);
+    const mve_pred16_t pc = vctp32q((uint32_t)cn);
+    int32_t j, i;
+    for (j = 0; j < n; j++, o += L->os) {
+        int32x4_t v = vaddq_s32(vcvtq_s32_f32(a[j]), b);
+        if (L->scalar) {
+            int32_t acc[4];
+            vst1q_s32(acc, v);
+            for (i = 0; i < cn; i++) {
+                o[i] = tc_out_s8(acc[i], k->mult[i], k->shift[i], L->off, L->lo, L->hi);
+            }
+        } else {
+            v = tc_mve_out(tc_mve_requant(v, m, sh), L->off, L->lo, L->hi);
+            vstrbq_p_s32(o, v, pc);
+        }
+    }
+}
+
+/* A line through passes in C (any case): block by block, passes of up to four outputs. */
+TC_INLINE void tc_dwm_line_c(const tc_dwm_line_t *L, const int S)
+{
+    int32_t b, k;
+    for (b = 0; 4 * b < L->cs; b++) {
+        const int32_t cn = L->cs - 4 * b < 4 ? L->cs - 4 * b : 4;
+        for (k = 0; k < L->na; k += 4) {
+            const int32_t n = L->na - k < 4 ? L->na - k : 4, x = 16 * S * k + 4 * b;
+            float32x4_t a[4];
+            if (S == 1) {
+                tc_dwm_acc_c(L->ln[0] + x, L->ln[1] + x, L->ln[2] + x, L->w + 9 * b, a, n, 1);
+            } else {
+                tc_dwm_acc_c(L->ln[0] + x, L->ln[1] + x, L->ln[2] + x, L->w + 9 * b, a, n, 2);
+            }
+            tc_dwm_out_c(L, L->k + b, a, L->o + k * L->os + 4 * b, n, cn);
+        }
+    }
+}
+
+__attribute__((noinline)) static void tc_dwm_line_c1(const tc_dwm_line_t *L)
+{
+    tc_dwm_line_c(L, 1);
+}
+
+__attribute__((noinline)) static void tc_dwm_line_c2(const tc_dwm_line_t *L)
+{
+    tc_dwm_line_c(L, 2);
+}
+
+/* ------------------------------------------------------ whole passes, in assembly */
+
+#if TC_ASM_LOOPS
+/* One window line of a pass at stride 1: weights w0..w2 (q4..q6) at W (#wo, #wo + 16,
+ * #wo + 32), input columns 0..5 from L (post-incremented by 4 columns for the next pass),
+ * MAC a accumulates or m starts a register (vfma / vmul). */
+#define TC_DWM_LINE_S1(L, wo, m)                                                            \
+    "vldrw.32      q4, [%[w], #" #wo "]\n\t"                                                \
+    "vldrw.32      q5, [%[w], #" #wo " + 16]\n\t"                                           \
+    "vldrw.32      q6, [%[w], #" #wo " + 32]\n\t"                                           \
+    "vldrb.s32     q7, [%[" #L "]], #64\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    m "      q0, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "], #-48]\n\t"                                               \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q0, q7, q5\n\t"                                                          \
+    m "      q1, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "], #-32]\n\t"                                               \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q0, q7, q6\n\t"                                                          \
+    "vfma.f32      q1, q7, q5\n\t"                                                          \
+    m "      q2, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "], #-16]\n\t"                                               \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q1, q7, q6\n\t"                                                          \
+    "vfma.f32      q2, q7, q5\n\t"                                                          \
+    m "      q3, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "]]\n\t"                                                     \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q2, q7, q6\n\t"                                                          \
+    "vfma.f32      q3, q7, q5\n\t"                                                          \
+    "vldrb.s32     q7, [%[" #L "], #16]\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q3, q7, q6\n\t"
+
+/* The same at stride 2: input columns 0..8 (two post-increments of 4 columns: the immediate
+ * reaches 127). */
+#define TC_DWM_LINE_S2(L, wo, m)                                                            \
+    "vldrw.32      q4, [%[w], #" #wo "]\n\t"                                                \
+    "vldrw.32      q5, [%[w], #" #wo " + 16]\n\t"                                           \
+    "vldrw.32      q6, [%[w], #" #wo " + 32]\n\t"                                           \
+    "vldrb.s32     q7, [%[" #L "]], #64\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    m "      q0, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "], #-48]\n\t"                                               \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q0, q7, q5\n\t"                                                          \
+    "vldrb.s32     q7, [%[" #L "], #-32]\n\t"                                               \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q0, q7, q6\n\t"                                                          \
+    m "      q1, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "], #-16]\n\t"                                               \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q1, q7, q5\n\t"                                                          \
+    "vldrb.s32     q7, [%[" #L "]], #64\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q1, q7, q6\n\t"                                                          \
+    m "      q2, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "], #-48]\n\t"                                               \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q2, q7, q5\n\t"                                                          \
+    "vldrb.s32     q7, [%[" #L "], #-32]\n\t"                                               \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q2, q7, q6\n\t"                                                          \
+    m "      q3, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "], #-16]\n\t"                                               \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q3, q7, q5\n\t"                                                          \
+    "vldrb.s32     q7, [%[" #L "]]\n\t"                                                     \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q3, q7, q6\n\t"
+
+/* Requantize accumulator q<j> (int32 after VCVT and + bias) in place: mult in q4, shift in q5
+ * (every shift a right shift: the sign of the accumulator added to VQRDMULH's result makes
+ * VRSHL's rounding half up TFLM's half away from zero; tc_rq2_s8 in tc_dsp.h for why the
+ * accumulator's sign stands for the product's). */
+#define TC_DWM_RQ(j)                                                                        \
+    "vshr.s32      q6, q" #j ", #31\n\t"                                                    \
+    "vqrdmulh.s32  q" #j ", q" #j ", q4\n\t"                                                \
+    "vadd.i32      q" #j ", q" #j ", q6\n\t"                                                \
+    "vrshl.s32     q" #j ", q" #j ", q5\n\t"
+
+/* The end of a pass: accumulators q0..q3 to int32, + bias, requantized, pairs (0, 1) and
+ * (2, 3) narrowed to int16 lanes (output 0, 1 of channel 0, then channel 1, ..), + the output
+ * zero point (saturating), saturated to int8 in each lane's low byte, stored by scatter. */
+#define TC_DWM_FINISH                                                                       \
+    "vcvt.s32.f32  q0, q0\n\t"                                                              \
+    "vcvt.s32.f32  q1, q1\n\t"                                                              \
+    "vcvt.s32.f32  q2, q2\n\t"                                                              \
+    "vcvt.s32.f32  q3, q3\n\t"                                                              \
+    "vldrw.32      q4, [%[k]]\n\t"                                                          \
+    "vadd.i32      q0, q0, q4\n\t"                                                          \
+    "vadd.i32      q1, q1, q4\n\t"                                                          \
+    "vadd.i32      q2, q2, q4\n\t"                                                          \
+    "vadd.i32      q3, q3, q4\n\t"                                                          \
+    "vldrw.32      q4, [%[k], #16]\n\t"                                                     \
+    "vldrw.32      q5, [%[k], #32]\n\t"                                                     \
+    TC_DWM_RQ(0) TC_DWM_RQ(1) TC_DWM_RQ(2) TC_DWM_RQ(3)                                     \
+    "vqmovnb.s32   q6, q0\n\t"                                                              \
+    "vqmovnt.s32   q6, q1\n\t"                                                              \
+    "vqmovnb.s32   q7, q2\n\t"                                                              \
+    "vqmovnt.s32   q7, q3\n\t"                                                              \
+    "vqadd.s16     q6, q6, %[off]\n\t"                                                      \
+    "vqadd.s16     q7, q7, %[off]\n\t"                                                      \
+    "vqmovnb.s16   q6, q6\n\t"                                                              \
+    "vqmovnb.s16   q7, q7\n\t"                                                              \
+    "vldrh.u16     q0, [%[k], #48]\n\t"                                                       \
+    "vldrh.u16     q1, [%[k], #64]\n\t"
+
+/* The stores: whole, or lanes predicated by m0 (pair 0) and m1 (pair 1). */
+#define TC_DWM_STORE                                                                        \
+    "vstrb.16      q6, [%[o], q0]\n\t"                                                      \
+    "vstrb.16      q7, [%[o], q1]"
+#define TC_DWM_STORE_P                                                                      \
+    "vmsr          p0, %[m0]\n\t"                                                           \
+    "vpst\n\t"                                                                              \
+    "vstrbt.16     q6, [%[o], q0]\n\t"                                                      \
+    "vmsr          p0, %[m1]\n\t"                                                           \
+    "vpst\n\t"                                                                              \
+    "vstrbt.16     q7, [%[o], q1]"
+
+#define TC_DWM_CLOBBER                                                                      \
+    "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11",     \
+        "d12", "d13", "d14", "d15"
+
+/* The first lines of passes of two and one outputs (the last of a line): input columns 0..3
+ * (stride 1) or 0..4 (stride 2), and 0..2; L is not advanced. */
+#define TC_DWM_LINE2_S1(L, wo, m)                                                           \
+    "vldrw.32      q4, [%[w], #" #wo "]\n\t"                                                \
+    "vldrw.32      q5, [%[w], #" #wo " + 16]\n\t"                                           \
+    "vldrw.32      q6, [%[w], #" #wo " + 32]\n\t"                                           \
+    "vldrb.s32     q7, [%[" #L "]]\n\t"                                                     \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    m "      q0, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "], #16]\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q0, q7, q5\n\t"                                                          \
+    m "      q1, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "], #32]\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q0, q7, q6\n\t"                                                          \
+    "vfma.f32      q1, q7, q5\n\t"                                                          \
+    "vldrb.s32     q7, [%[" #L "], #48]\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q1, q7, q6\n\t"
+#define TC_DWM_LINE2_S2(L, wo, m)                                                           \
+    "vldrw.32      q4, [%[w], #" #wo "]\n\t"                                                \
+    "vldrw.32      q5, [%[w], #" #wo " + 16]\n\t"                                           \
+    "vldrw.32      q6, [%[w], #" #wo " + 32]\n\t"                                           \
+    "vldrb.s32     q7, [%[" #L "]]\n\t"                                                     \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    m "      q0, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "], #16]\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q0, q7, q5\n\t"                                                          \
+    "vldrb.s32     q7, [%[" #L "], #32]\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q0, q7, q6\n\t"                                                          \
+    m "      q1, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "], #48]\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q1, q7, q5\n\t"                                                          \
+    "vldrb.s32     q7, [%[" #L "], #64]\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q1, q7, q6\n\t"
+#define TC_DWM_LINE1(L, wo, m)                                                              \
+    "vldrw.32      q4, [%[w], #" #wo "]\n\t"                                                \
+    "vldrw.32      q5, [%[w], #" #wo " + 16]\n\t"                                           \
+    "vldrw.32      q6, [%[w], #" #wo " + 32]\n\t"                                           \
+    "vldrb.s32     q7, [%[" #L "]]\n\t"                                                     \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    m "      q0, q7, q4\n\t"                                                                \
+    "vldrb.s32     q7, [%[" #L "], #16]\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q0, q7, q5\n\t"                                                          \
+    "vldrb.s32     q7, [%[" #L "], #32]\n\t"                                                \
+    "vcvt.f32.s32  q7, q7\n\t"                                                              \
+    "vfma.f32      q0, q7, q6\n\t"
+
+/* Their ends: as TC_DWM_FINISH for accumulators q0, q1 (one output pair, stored by scatter) or
+ * q0 alone (each lane's int8 result in its low byte, stored by VSTRB.32). */
+#define TC_DWM_FINISH2                                                                      \
+    "vcvt.s32.f32  q0, q0\n\t"                                                              \
+    "vcvt.s32.f32  q1, q1\n\t"                                                              \
+    "vldrw.32      q4, [%[k]]\n\t"                                                          \
+    "vadd.i32      q0, q0, q4\n\t"                                                          \
+    "vadd.i32      q1, q1, q4\n\t"                                                          \
+    "vldrw.32      q4, [%[k], #16]\n\t"                                                     \
+    "vldrw.32      q5, [%[k], #32]\n\t"                                                     \
+    TC_DWM_RQ(0) TC_DWM_RQ(1)                                                               \
+    "vqmovnb.s32   q6, q0\n\t"                                                              \
+    "vqmovnt.s32   q6, q1\n\t"                                                              \
+    "vqadd.s16     q6, q6, %[off]\n\t"                                                      \
+    "vqmovnb.s16   q6, q6\n\t"                                                              \
+    "vldrh.u16     q0, [%[k], #48]\n\t"                                                       \
+    "vstrb.16      q6, [%[o], q0]"
+#define TC_DWM_FINISH1                                                                      \
+    "vcvt.s32.f32  q0, q0\n\t"                                                              \
+    "vldrw.32      q4, [%[k]]\n\t"                                                          \
+    "vadd.i32      q0, q0, q4\n\t"                                                          \
+    "vldrw.32      q4, [%[k], #16]\n\t"                                                     \
+    "vldrw.32      q5, [%[k], #32]\n\t"                                                     \
+    TC_DWM_RQ(0)                                                                            \
+    "vqmovnb.s32   q0, q0\n\t"                                                              \
+    "vqadd.s16     q0, q0, %[off]\n\t"                                                      \
+    "vqmovnb.s16   q0, q0\n\t"                                                              \
+    "vstrb.32      q0, [%[o]]"
+
+/* A pass of four outputs of a block of four channels, TFLite's requantization with right
+ * shifts, the full int8 range: the first window at column 0 of *l0..*l2 (each advanced by the
+ * pass's columns), w the block's nine float weight vectors, k its constants, stored at o: all
+ * of it, or (_p) the lanes of the masks m0 and m1. */
+#define TC_DWM_PASS(name, LINE)                                                             \
+    TC_INLINE void name(const int8_t **l0, const int8_t **l1, const int8_t **l2,            \
+                        const float32x4_t *w, const tc_dwm_blk_t *k, int8_t *o, int32_t off) \
+    {                                                                                       \
+        const int8_t *a = *l0, *b = *l1, *c = *l2;                                          \
+        __asm__ volatile(LINE(a, 0, "vmul.f32") LINE(b, 48, "vfma.f32")                     \
+                             LINE(c, 96, "vfma.f32") TC_DWM_FINISH TC_DWM_STORE             \
+                         : [a] "+l"(a), [b] "+l"(b), [c] "+l"(c)                            \
+                         : [w] "r"(w), [k] "r"(k), [o] "r"(o), [off] "r"(off)               \
+                         : TC_DWM_CLOBBER);                                                 \
+        *l0 = a;                                                                            \
+        *l1 = b;                                                                            \
+        *l2 = c;                                                                            \
+    }                                                                                       \
+    TC_INLINE void name##p(const int8_t **l0, const int8_t **l1, const int8_t **l2,         \
+                           const float32x4_t *w, const tc_dwm_blk_t *k, int8_t *o,          \
+                           int32_t off, uint32_t m0, uint32_t m1)                           \
+    {                                                                                       \
+        const int8_t *a = *l0, *b = *l1, *c = *l2;                                          \
+        __asm__ volatile(LINE(a, 0, "vmul.f32") LINE(b, 48, "vfma.f32")                     \
+                             LINE(c, 96, "vfma.f32") TC_DWM_FINISH TC_DWM_STORE_P           \
+                         : [a] "+l"(a), [b] "+l"(b), [c] "+l"(c)                            \
+                         : [w] "r"(w), [k] "r"(k), [o] "r"(o), [off] "r"(off),              \
+                           [m0] "r"(m0), [m1] "r"(m1)                                       \
+                         : TC_DWM_CLOBBER);                                                 \
+        *l0 = a;                                                                            \
+        *l1 = b;                                                                            \
+        *l2 = c;                                                                            \
+    }
+TC_DWM_PASS(tc_dwm_pass_s1, TC_DWM_LINE_S1)
+TC_DWM_PASS(tc_dwm_pass_s2, TC_DWM_LINE_S2)
+
+/* A last pass of two or one outputs (FINISH2 / FINISH1), the lines not advanced. */
+#define TC_DWM_PASS_N(name, LINE, FINISH)                                                   \
+    TC_INLINE void name(const int8_t *a, const int8_t *b, const int8_t *c,                  \
+                        const float32x4_t *w, const tc_dwm_blk_t *k, int8_t *o, int32_t off) \
+    {                                                                                       \
+        __asm__ volatile(LINE(a, 0, "vmul.f32") LINE(b, 48, "vfma.f32")                     \
+                             LINE(c, 96, "vfma.f32") FINISH                                 \
+                         :                                                                  \
+                         : [a] "l"(a), [b] "l"(b), [c] "l"(c), [w] "r"(w), [k] "r"(k),      \
+                           [o] "r"(o), [off] "r"(off)                                       \
+                         : TC_DWM_CLOBBER);                                                 \
+    }
+TC_DWM_PASS_N(tc_dwm_pass2_s1, TC_DWM_LINE2_S1, TC_DWM_FINISH2)
+TC_DWM_PASS_N(tc_dwm_pass2_s2, TC_DWM_LINE2_S2, TC_DWM_FINISH2)
+TC_DWM_PASS_N(tc_dwm_pass1, TC_DWM_LINE1, TC_DWM_FINISH1)
+
+/* A line of a slice through the assembly passes. A block of four channels: passes of four
+ * outputs, then the line's last one to three: one or two in a pass of their own, three in a
+ * pass of four that ends at the line's end (repeating an output the previous pass stored: the
+ * same bytes; a line of three, predicated). A last block of one to three channels: passes of
+ * four whose stores are predicated (lane 2 i of pair (0, 1) is output 0 of channel i, lane
+ * 2 i + 1 output 1; two predicate bits per 16-bit lane). */
+#define TC_DWM_LINE_FN(name, S)                                                             \
+    __attribute__((noinline)) static void name(const tc_dwm_line_t *L)                     \
+    {                                                                                       \
+        const int32_t os = L->os, na = L->na, r = na & 3;                                   \
+        const float32x4_t *w = L->w;                                                        \
+        const tc_dwm_blk_t *k = L->k;                                                       \
+        int8_t *o = L->o;                                                                   \
+        int32_t b, i;                                                                       \
+        for (b = 0; 4 * b < L->cs; b++, w += 9, k++, o += 4) {                              \
+            const int8_t *l0 = L->ln[0] + 4 * b, *l1 = L->ln[1] + 4 * b;                    \
+            const int8_t *l2 = L->ln[2] + 4 * b;                                            \
+            const int32_t cn = L->cs - 4 * b;                                               \
+            int8_t *q = o;                                                                  \
+            if (cn >= 4 && (na >= 4 || r < 3)) {                                            \
+                /* whole passes, then a pass of four ending at the line's end (r = 3) */    \
+                for (i = (na >> 2) + (r == 3); i > 0; i--) {                                \
+                    if (i == 1 && r == 3) {                                                 \
+                        l0 -= 16 * S;                                                       \
+                        l1 -= 16 * S;                                                       \
+                        l2 -= 16 * S;                                                       \
+                        q -= os;                                                            \
+                    }                                                                       \
+                    tc_dwm_pass_s##S(&l0, &l1, &l2, w, k, q, L->off);                       \
+                    q += 4 * os;                                                            \
+                }                                                                           \
+                if (r == 2) {                                                               \
+                    tc_dwm_pass2_s##S(l0, l1, l2, w, k, q, L->off);                         \
+                } else if (r == 1) {                                                        \
+                    tc_dwm_pass1(l0, l1, l2, w, k, q, L->off);                              \
+                }                                                                           \
+            } else {                                                                        \
+                const uint32_t cm = cn >= 4 ? 0xFFFFu : (1u << (4 * cn)) - 1u;              \
+                for (i = na; i > 0; i -= 4) {                                               \
+                    const uint32_t m0 = cm & (i >= 2 ? 0xFFFFu : 0x3333u);                  \
+                    const uint32_t m1 = cm & (i >= 4 ? 0xFFFFu : (i == 3 ? 0x3333u : 0u));  \
+                    tc_dwm_pass_s##S##p(&l0, &l1, &l2, w, k, q, L->off, m0, m1);            \
+                    q += 4 * os;                                                            \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+    }
+TC_DWM_LINE_FN(tc_dwm_line_s1, 1)
+TC_DWM_LINE_FN(tc_dwm_line_s2, 2)
+#else
+#define tc_dwm_line_s1 ((void (*)(const tc_dwm_line_t *))0) /* never taken: TC_ASM_LOOPS 0 */
+#define tc_dwm_line_s2 tc_dwm_line_s1
+#endif /* TC_ASM_LOOPS */
+
+/* ------------------------------------------------------------------- line buffer */
+
+/* Fill line slot d with ncols columns: columns jv0 .. jv1 - 1 from x, x + step, .. (cs
+ * channels each, the rest of the column zero), the others the zero point (pad). */
+static void tc_dwm_fill(const int8_t *x, int32_t step, int32_t ncols, int32_t jv0, int32_t jv1,
+                        int32_t cs, int8x16_t pad, int8_t *d)
+{
+    int32_t j = 0;
+    for (; j < jv0; j++, d += 16) {
+        vst1q_s8(d, pad);
+    }
+    if (cs == 16) {
+        for (; j < jv1; j++, d += 16, x += step) {
+            vst1q_s8(d, vld1q_s8(x));
+        }
+    } else {
+        const mve_pred16_t pc = vctp8q((uint32_t)cs);
+        for (; j < jv1; j++, d += 16, x += step) {
+            vst1q_s8(d, vldrbq_z_s8(x, pc));
+        }
+    }
+    for (; j < ncols; j++, d += 16) {
+        vst1q_s8(d, pad);
+    }
+}
+
+/* ------------------------------------------------------------------------ the layer */
+
+/* A slice's set-up: per block, the nine weight vectors as float32 in window order (line t, tap
+ * u along it) and the constants of its channels (zero past the slice's cs). */
+static void tc_dwm_slice(const tc_conv_params_t *p, int32_t c0, int32_t cs, int vert,
+                         float32x4_t *wf, tc_dwm_blk_t *blk)
+{
+    /* tap (ky, kx) of window line t, tap u: (t, u) along rows, (u, t) along columns */
+    static const uint8_t taps[2][9] = {{0, 1, 2, 3, 4, 5, 6, 7, 8}, {0, 3, 6, 1, 4, 7, 2, 5, 8}};
+    const uint8_t *tp = taps[vert];
+    int32_t b, i;
+    for (b = 0; 4 * b < cs; b++, wf += 9, blk++) {
+        const int8_t *wb = p->weights + ((c0 >> 2) + b) * 36; /* [ky][kx][4] */
+        const int32_t cn = cs - 4 * b < 4 ? cs - 4 * b : 4, c = c0 + 4 * b;
+        const mve_pred16_t pc = vctp32q((uint32_t)cn);
+        for (i = 0; i < 9; i++) {
+            wf[i] = vcvtq_f32_s32(vldrbq_s32(wb + 4 * tp[i]));
+        }
+        vst1q_s32(blk->bias, vldrwq_z_s32(p->bias_eff + c, pc));
+        vst1q_s32(blk->mult, vldrwq_z_s32(p->mult + c, pc));
+        vst1q_s32(blk->shift, vldrwq_z_s32(p->shift + c, pc));
+    }
+}
+
+int tc_dwconv3x3_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
+{
+    const int32_t H = p->in_h, W = p->in_w, C = p->in_c, OH = p->out_h, OW = p->out_w;
+    const int8x16_t pad = vdupq_n_s8((int8_t)(-p->in_offset));
+    /* Lines run along the longer output axis, one after the other across it: a line of
+     * outputs reads three input lines, buffered. */
+    const int vert = OH > OW;
+    const int32_t LS = vert ? p->stride_h : p->stride_w; /* stride along a line */
+    const int32_t XS = vert ? p->stride_w : p->stride_h; /* stride across lines */
+    const int32_t NL = vert ? OW : OH, NA = vert ? OH : OW; /* lines, outputs per line */
+    const int32_t IA = vert ? H : W, IX = vert ? W : H;   /* input size along / across */
+    const int32_t PA = vert ? p->pad_h : p->pad_w, PX = vert ? p->pad_w : p->pad_h;
+    const int32_t ia = vert ? W * C : C, ix = vert ? C : W * C;   /* input steps */
+    const int32_t oa = vert ? OW * C : C, ox = vert ? C : OW * C; /* output steps */
+    /* outputs per buffer tile (in fours when a line takes several: no short passes between) */
+    const int32_t tile = NA <= (TC_DWM_COLS - 3) / LS + 1 ? NA : ((TC_DWM_COLS - 3) / LS + 1) & ~3;
+    int8_t buf[3][TC_DWM_COLS * 16];
+    float32x4_t wf[4 * 9]; /* the slice's weights: [block][t * 3 + u] */
+    tc_dwm_blk_t blk[4];
+    tc_dwm_line_t L;
+    void (*line)(const tc_dwm_line_t *L);
+    int32_t c, n, c0, i;
+    if ((LS != 1 && LS != 2) || XS < 1 || oa > 65532) {
+        return 0;
+    }
+    if (in == out && NA > tile) { /* in place: a whole line in one tile */
+        return 0;
+    }
+    L.w = wf;
+    L.k = blk;
+    L.os = oa;
+    L.off = p->out_offset;
+    L.lo = p->act_min;
+    L.hi = p->act_max;
+    L.scalar = 0;
+    /* the assembly passes: TFLite's requantization with right shifts, no clamp narrower than
+     * int8, optimized builds; else the passes in C */
+    line = TC_ASM_LOOPS && L.lo == -128 && L.hi == 127 ? (LS == 1 ? tc_dwm_line_s1 : tc_dwm_line_s2)
+                                                   : 0;
+    for (c = 0; c < C; c++) {
+        const int32_t s = p->shift[c];
+        if (s > 31 && TC_ONNX_VARIANT) {
+            L.scalar = 1;
+        }
+        if (s > -1 || s < -31) {
+            line = 0;
+        }
+    }
+    if (!line) {
+        line = LS == 1 ? tc_dwm_line_c1 : tc_dwm_line_c2;
+    }
+    for (i = 0; i < 4; i++) { /* outputs 0, 1 of channel i; outputs 2, 3 */
+        int32_t b;
+        for (b = 0; b < 4; b++) {
+            blk[b].offs[0][2 * i] = (uint16_t)i;
+            blk[b].offs[0][2 * i + 1] = (uint16_t)(oa + i);
+            blk[b].offs[1][2 * i] = (uint16_t)(2 * oa + i);
+            blk[b].offs[1][2 * i + 1] = (uint16_t)(3 * oa + i);
+        }
+    }
+    for (c0 = 0; c0 < C; c0 += 16) {
+        const int32_t cs = C - c0 < 16 ? C - c0 : 16;
+        tc_dwm_slice(p, c0, cs, vert, wf, blk);
+        L.cs = cs;
+        for (n = 0; n < p->batches; n++) {
+            const int8_t *img = in + n * H * W * C;
+            int8_t *oimg = out + n * OH * OW * C;
+            int32_t ta;
+            for (ta = 0; ta < NA; ta += tile) {
+                const int32_t na = NA - ta < tile ? NA - ta : tile;
+                const int32_t a0 = ta * LS - PA, ncols = (na - 1) * LS + 3;
+                int32_t jv0 = a0 < 0 ? -a0 : 0, jv1 = IA - a0 < ncols ? IA - a0 : ncols;
+                int8_t *ln[3];
+                int32_t base = INT32_MIN / 2, l;
+                if (jv0 > ncols) {
+                    jv0 = ncols;
+                }
+                if (jv1 < jv0) {
+                    jv1 = jv0;
+                }
+                ln[0] = buf[0];
+                ln[1] = buf[1];
+                ln[2] = buf[2];
+                L.na = na;
+                for (l = 0; l < NL; l++) {
+                    const int32_t x0 = l * XS - PX;
+                    int32_t d = x0 - base;
+                    if (d > 3) {
+                        d = 3;
+                    }
+                    for (; d > 0; d--) { /* lines x0 + 3 - d: rotate one slot */
+                        int8_t *f = ln[0];
+                        const int32_t xx = x0 + 3 - d;
+                        ln[0] = ln[1];
+                        ln[1] = ln[2];
+                        ln[2] = f;
+                        if (xx >= 0 && xx < IX) {
+                            tc_dwm_fill(img + xx * ix + (a0 + jv0) * ia + c0, ia, ncols, jv0,
+                                        jv1, cs, pad, f);
+                        } else {
+                            tc_dwm_fill(img, 0, ncols, 0, 0, cs, pad, f);
+                        }
+                    }
+                    base = x0;
+                    L.ln[0] = ln[0];
+                    L.ln[1] = ln[1];
+                    L.ln[2] = ln[2];
+                    L.o = oimg + l * ox + ta * oa + c0;
+                    line(&L);
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+#else
+
+/* Nothing to compile without Helium (ISO C wants a declaration in every translation unit). */
+typedef int tc_depthwise_mve_unused_t;
+
+#endif /* TC_MVE */
