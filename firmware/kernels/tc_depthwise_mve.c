@@ -158,74 +158,79 @@ __attribute__((noinline)) static void tc_dwm_line_c2(const tc_dwm_line_t *L)
 /* ------------------------------------------------------ whole passes, in assembly */
 
 #if TC_ASM_LOOPS
-/* One window line of a pass at stride 1: weights w0..w2 (q4..q6) at W (#wo, #wo + 16,
- * #wo + 32), input columns 0..5 from L (post-incremented by 4 columns for the next pass),
- * MAC a accumulates or m starts a register (vfma / vmul). */
-#define TC_DWM_LINE_S1(L, wo, m)                                                            \
-    "vldrw.32      q4, [%[w], #" #wo "]\n\t"                                                \
-    "vldrw.32      q5, [%[w], #" #wo " + 16]\n\t"                                           \
-    "vldrw.32      q6, [%[w], #" #wo " + 32]\n\t"                                           \
-    "vldrb.s32     q7, [%[" #L "]], #64\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    m "      q0, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "], #-48]\n\t"                                               \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q0, q7, q5\n\t"                                                          \
-    m "      q1, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "], #-32]\n\t"                                               \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q0, q7, q6\n\t"                                                          \
-    "vfma.f32      q1, q7, q5\n\t"                                                          \
-    m "      q2, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "], #-16]\n\t"                                               \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q1, q7, q6\n\t"                                                          \
-    "vfma.f32      q2, q7, q5\n\t"                                                          \
-    m "      q3, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "]]\n\t"                                                     \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q2, q7, q6\n\t"                                                          \
-    "vfma.f32      q3, q7, q5\n\t"                                                          \
-    "vldrb.s32     q7, [%[" #L "], #16]\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q3, q7, q6\n\t"
+/* The assembly passes. Registers: accumulators q0..q3 (outputs 0..3 of the pass), the window
+ * line's three weights q4..q6, the input column q7. Each pass runs over nb blocks of four
+ * channels (an asm loop): the line slots' pointers, the weights and the block constants
+ * post-increment to the next block (4 bytes, 9 vectors, one tc_dwm_blk_t: their other loads
+ * use offsets from there), the output pointer steps 4 bytes. */
 
-/* The same at stride 2: input columns 0..8 (two post-increments of 4 columns: the immediate
- * reaches 127). */
-#define TC_DWM_LINE_S2(L, wo, m)                                                            \
-    "vldrw.32      q4, [%[w], #" #wo "]\n\t"                                                \
-    "vldrw.32      q5, [%[w], #" #wo " + 16]\n\t"                                           \
-    "vldrw.32      q6, [%[w], #" #wo " + 32]\n\t"                                           \
-    "vldrb.s32     q7, [%[" #L "]], #64\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    m "      q0, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "], #-48]\n\t"                                               \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q0, q7, q5\n\t"                                                          \
-    "vldrb.s32     q7, [%[" #L "], #-32]\n\t"                                               \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q0, q7, q6\n\t"                                                          \
-    m "      q1, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "], #-16]\n\t"                                               \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q1, q7, q5\n\t"                                                          \
-    "vldrb.s32     q7, [%[" #L "]], #64\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q1, q7, q6\n\t"                                                          \
-    m "      q2, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "], #-48]\n\t"                                               \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q2, q7, q5\n\t"                                                          \
-    "vldrb.s32     q7, [%[" #L "], #-32]\n\t"                                               \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q2, q7, q6\n\t"                                                          \
-    m "      q3, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "], #-16]\n\t"                                               \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q3, q7, q5\n\t"                                                          \
-    "vldrb.s32     q7, [%[" #L "]]\n\t"                                                     \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q3, q7, q6\n\t"
+/* Weights of window line t (w0 post-increments w by the block's 144 bytes). */
+#define TC_DWM_W0                                                                           \
+    "vldrw.32      q4, [%[w]], #144\n\t"                                                    \
+    "vldrw.32      q5, [%[w], #-128]\n\t"                                                   \
+    "vldrw.32      q6, [%[w], #-112]\n\t"
+#define TC_DWM_W1                                                                           \
+    "vldrw.32      q4, [%[w], #-96]\n\t"                                                    \
+    "vldrw.32      q5, [%[w], #-80]\n\t"                                                    \
+    "vldrw.32      q6, [%[w], #-64]\n\t"
+#define TC_DWM_W2                                                                           \
+    "vldrw.32      q4, [%[w], #-48]\n\t"                                                    \
+    "vldrw.32      q5, [%[w], #-32]\n\t"                                                    \
+    "vldrw.32      q6, [%[w], #-16]\n\t"
+
+/* Input column j of a line slot, converted to float (column 0 post-increments the pointer to
+ * the next block; columns are 16 bytes apart). */
+#define TC_DWM_X0(L)                                                                        \
+    "vldrb.s32     q7, [%[" #L "]], #4\n\t"                                                 \
+    "vcvt.f32.s32  q7, q7\n\t"
+#define TC_DWM_X(L, off)                                                                    \
+    "vldrb.s32     q7, [%[" #L "], #" #off "]\n\t"                                          \
+    "vcvt.f32.s32  q7, q7\n\t"
+
+/* acc (q<a>) += column * weight (q<u>), or (first window line) = */
+#define TC_DWM_MAC(m, a, u) m "      q" #a ", q7, q" #u "\n\t"
+
+/* One window line of a pass of four outputs at stride 1 (columns 0..5) and 2 (0..8), of two
+ * outputs (0..3, 0..4) and of one (0..2); m: "vmul.f32" on the first window line (the
+ * accumulators start there), else "vfma.f32". */
+#define TC_DWM_L4S1(L, W, m)                                                                \
+    W TC_DWM_X0(L) TC_DWM_MAC(m, 0, 4)                                                      \
+    TC_DWM_X(L, 12) TC_DWM_MAC("vfma.f32", 0, 5) TC_DWM_MAC(m, 1, 4)                        \
+    TC_DWM_X(L, 28) TC_DWM_MAC("vfma.f32", 0, 6) TC_DWM_MAC("vfma.f32", 1, 5)               \
+        TC_DWM_MAC(m, 2, 4)                                                                 \
+    TC_DWM_X(L, 44) TC_DWM_MAC("vfma.f32", 1, 6) TC_DWM_MAC("vfma.f32", 2, 5)               \
+        TC_DWM_MAC(m, 3, 4)                                                                 \
+    TC_DWM_X(L, 60) TC_DWM_MAC("vfma.f32", 2, 6) TC_DWM_MAC("vfma.f32", 3, 5)               \
+    TC_DWM_X(L, 76) TC_DWM_MAC("vfma.f32", 3, 6)
+#define TC_DWM_L4S2(L, W, m)                                                                \
+    W TC_DWM_X0(L) TC_DWM_MAC(m, 0, 4)                                                      \
+    TC_DWM_X(L, 12) TC_DWM_MAC("vfma.f32", 0, 5)                                            \
+    TC_DWM_X(L, 28) TC_DWM_MAC("vfma.f32", 0, 6) TC_DWM_MAC(m, 1, 4)                        \
+    TC_DWM_X(L, 44) TC_DWM_MAC("vfma.f32", 1, 5)                                            \
+    TC_DWM_X(L, 60) TC_DWM_MAC("vfma.f32", 1, 6) TC_DWM_MAC(m, 2, 4)                        \
+    TC_DWM_X(L, 76) TC_DWM_MAC("vfma.f32", 2, 5)                                            \
+    TC_DWM_X(L, 92) TC_DWM_MAC("vfma.f32", 2, 6) TC_DWM_MAC(m, 3, 4)                        \
+    TC_DWM_X(L, 108) TC_DWM_MAC("vfma.f32", 3, 5)                                           \
+    TC_DWM_X(L, 124) TC_DWM_MAC("vfma.f32", 3, 6)
+#define TC_DWM_L2S1(L, W, m)                                                                \
+    W TC_DWM_X0(L) TC_DWM_MAC(m, 0, 4)                                                      \
+    TC_DWM_X(L, 12) TC_DWM_MAC("vfma.f32", 0, 5) TC_DWM_MAC(m, 1, 4)                        \
+    TC_DWM_X(L, 28) TC_DWM_MAC("vfma.f32", 0, 6) TC_DWM_MAC("vfma.f32", 1, 5)               \
+    TC_DWM_X(L, 44) TC_DWM_MAC("vfma.f32", 1, 6)
+#define TC_DWM_L2S2(L, W, m)                                                                \
+    W TC_DWM_X0(L) TC_DWM_MAC(m, 0, 4)                                                      \
+    TC_DWM_X(L, 12) TC_DWM_MAC("vfma.f32", 0, 5)                                            \
+    TC_DWM_X(L, 28) TC_DWM_MAC("vfma.f32", 0, 6) TC_DWM_MAC(m, 1, 4)                        \
+    TC_DWM_X(L, 44) TC_DWM_MAC("vfma.f32", 1, 5)                                            \
+    TC_DWM_X(L, 60) TC_DWM_MAC("vfma.f32", 1, 6)
+#define TC_DWM_L1(L, W, m)                                                                  \
+    W TC_DWM_X0(L) TC_DWM_MAC(m, 0, 4)                                                      \
+    TC_DWM_X(L, 12) TC_DWM_MAC("vfma.f32", 0, 5)                                            \
+    TC_DWM_X(L, 28) TC_DWM_MAC("vfma.f32", 0, 6)
+
+/* The three window lines of a pass. */
+#define TC_DWM_LINES(LN)                                                                    \
+    LN(a, TC_DWM_W0, "vmul.f32") LN(b, TC_DWM_W1, "vfma.f32") LN(c, TC_DWM_W2, "vfma.f32")
 
 /* Requantize accumulator q<j> (int32 after VCVT and + bias) in place: mult in q4, shift in q5
  * (every shift a right shift: the sign of the accumulator added to VQRDMULH's result makes
@@ -237,22 +242,26 @@ __attribute__((noinline)) static void tc_dwm_line_c2(const tc_dwm_line_t *L)
     "vadd.i32      q" #j ", q" #j ", q6\n\t"                                                \
     "vrshl.s32     q" #j ", q" #j ", q5\n\t"
 
-/* The end of a pass: accumulators q0..q3 to int32, + bias, requantized, pairs (0, 1) and
- * (2, 3) narrowed to int16 lanes (output 0, 1 of channel 0, then channel 1, ..), + the output
- * zero point (saturating), saturated to int8 in each lane's low byte, stored by scatter. */
-#define TC_DWM_FINISH                                                                       \
-    "vcvt.s32.f32  q0, q0\n\t"                                                              \
-    "vcvt.s32.f32  q1, q1\n\t"                                                              \
-    "vcvt.s32.f32  q2, q2\n\t"                                                              \
-    "vcvt.s32.f32  q3, q3\n\t"                                                              \
-    "vldrw.32      q4, [%[k]]\n\t"                                                          \
-    "vadd.i32      q0, q0, q4\n\t"                                                          \
-    "vadd.i32      q1, q1, q4\n\t"                                                          \
-    "vadd.i32      q2, q2, q4\n\t"                                                          \
-    "vadd.i32      q3, q3, q4\n\t"                                                          \
-    "vldrw.32      q4, [%[k], #16]\n\t"                                                     \
-    "vldrw.32      q5, [%[k], #32]\n\t"                                                     \
-    TC_DWM_RQ(0) TC_DWM_RQ(1) TC_DWM_RQ(2) TC_DWM_RQ(3)                                     \
+/* accumulator q<j> to int32, + bias (q4) */
+#define TC_DWM_CVT(j)                                                                       \
+    "vcvt.s32.f32  q" #j ", q" #j "\n\t"                                                    \
+    "vadd.i32      q" #j ", q" #j ", q4\n\t"
+
+/* The ends of the passes. Four outputs: accumulators q0..q3 to int32, + bias, requantized,
+ * pairs (0, 1) and (2, 3) narrowed to int16 lanes (outputs 0 and 1 of channel 0, then of
+ * channel 1, ..), + the output zero point (saturating), saturated to int8 in each lane's low
+ * byte, stored by scatter (the block's byte offsets). Two outputs: one pair. One output: q0's
+ * int8 results in the low byte of each 32-bit lane, stored by VSTRB.32. The block constants
+ * post-increment k. */
+#define TC_DWM_END(CVT, RQ)                                                                 \
+    "vldrw.32      q4, [%[k]], #80\n\t"                                                     \
+    CVT                                                                                     \
+    "vldrw.32      q4, [%[k], #-64]\n\t"                                                    \
+    "vldrw.32      q5, [%[k], #-48]\n\t"                                                    \
+    RQ
+#define TC_DWM_END4                                                                         \
+    TC_DWM_END(TC_DWM_CVT(0) TC_DWM_CVT(1) TC_DWM_CVT(2) TC_DWM_CVT(3),                     \
+               TC_DWM_RQ(0) TC_DWM_RQ(1) TC_DWM_RQ(2) TC_DWM_RQ(3))                         \
     "vqmovnb.s32   q6, q0\n\t"                                                              \
     "vqmovnt.s32   q6, q1\n\t"                                                              \
     "vqmovnb.s32   q7, q2\n\t"                                                              \
@@ -261,204 +270,118 @@ __attribute__((noinline)) static void tc_dwm_line_c2(const tc_dwm_line_t *L)
     "vqadd.s16     q7, q7, %[off]\n\t"                                                      \
     "vqmovnb.s16   q6, q6\n\t"                                                              \
     "vqmovnb.s16   q7, q7\n\t"                                                              \
-    "vldrh.u16     q0, [%[k], #48]\n\t"                                                       \
-    "vldrh.u16     q1, [%[k], #64]\n\t"
-
-/* The stores: whole, or lanes predicated by m0 (pair 0) and m1 (pair 1). */
-#define TC_DWM_STORE                                                                        \
-    "vstrb.16      q6, [%[o], q0]\n\t"                                                      \
-    "vstrb.16      q7, [%[o], q1]"
-#define TC_DWM_STORE_P                                                                      \
+    "vldrh.u16     q0, [%[k], #-32]\n\t"                                                    \
+    "vldrh.u16     q1, [%[k], #-16]\n\t"
+#define TC_DWM_STORE4                                                                       \
+    "vstrb.16      q6, [%[q], q0]\n\t"                                                      \
+    "vstrb.16      q7, [%[q], q1]\n\t"
+#define TC_DWM_STORE4P                                                                      \
     "vmsr          p0, %[m0]\n\t"                                                           \
     "vpst\n\t"                                                                              \
-    "vstrbt.16     q6, [%[o], q0]\n\t"                                                      \
+    "vstrbt.16     q6, [%[q], q0]\n\t"                                                      \
     "vmsr          p0, %[m1]\n\t"                                                           \
     "vpst\n\t"                                                                              \
-    "vstrbt.16     q7, [%[o], q1]"
-
-#define TC_DWM_CLOBBER                                                                      \
-    "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11",     \
-        "d12", "d13", "d14", "d15"
-
-/* The first lines of passes of two and one outputs (the last of a line): input columns 0..3
- * (stride 1) or 0..4 (stride 2), and 0..2; L is not advanced. */
-#define TC_DWM_LINE2_S1(L, wo, m)                                                           \
-    "vldrw.32      q4, [%[w], #" #wo "]\n\t"                                                \
-    "vldrw.32      q5, [%[w], #" #wo " + 16]\n\t"                                           \
-    "vldrw.32      q6, [%[w], #" #wo " + 32]\n\t"                                           \
-    "vldrb.s32     q7, [%[" #L "]]\n\t"                                                     \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    m "      q0, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "], #16]\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q0, q7, q5\n\t"                                                          \
-    m "      q1, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "], #32]\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q0, q7, q6\n\t"                                                          \
-    "vfma.f32      q1, q7, q5\n\t"                                                          \
-    "vldrb.s32     q7, [%[" #L "], #48]\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q1, q7, q6\n\t"
-#define TC_DWM_LINE2_S2(L, wo, m)                                                           \
-    "vldrw.32      q4, [%[w], #" #wo "]\n\t"                                                \
-    "vldrw.32      q5, [%[w], #" #wo " + 16]\n\t"                                           \
-    "vldrw.32      q6, [%[w], #" #wo " + 32]\n\t"                                           \
-    "vldrb.s32     q7, [%[" #L "]]\n\t"                                                     \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    m "      q0, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "], #16]\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q0, q7, q5\n\t"                                                          \
-    "vldrb.s32     q7, [%[" #L "], #32]\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q0, q7, q6\n\t"                                                          \
-    m "      q1, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "], #48]\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q1, q7, q5\n\t"                                                          \
-    "vldrb.s32     q7, [%[" #L "], #64]\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q1, q7, q6\n\t"
-#define TC_DWM_LINE1(L, wo, m)                                                              \
-    "vldrw.32      q4, [%[w], #" #wo "]\n\t"                                                \
-    "vldrw.32      q5, [%[w], #" #wo " + 16]\n\t"                                           \
-    "vldrw.32      q6, [%[w], #" #wo " + 32]\n\t"                                           \
-    "vldrb.s32     q7, [%[" #L "]]\n\t"                                                     \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    m "      q0, q7, q4\n\t"                                                                \
-    "vldrb.s32     q7, [%[" #L "], #16]\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q0, q7, q5\n\t"                                                          \
-    "vldrb.s32     q7, [%[" #L "], #32]\n\t"                                                \
-    "vcvt.f32.s32  q7, q7\n\t"                                                              \
-    "vfma.f32      q0, q7, q6\n\t"
-
-/* Their ends: as TC_DWM_FINISH for accumulators q0, q1 (one output pair, stored by scatter) or
- * q0 alone (each lane's int8 result in its low byte, stored by VSTRB.32). */
-#define TC_DWM_FINISH2                                                                      \
-    "vcvt.s32.f32  q0, q0\n\t"                                                              \
-    "vcvt.s32.f32  q1, q1\n\t"                                                              \
-    "vldrw.32      q4, [%[k]]\n\t"                                                          \
-    "vadd.i32      q0, q0, q4\n\t"                                                          \
-    "vadd.i32      q1, q1, q4\n\t"                                                          \
-    "vldrw.32      q4, [%[k], #16]\n\t"                                                     \
-    "vldrw.32      q5, [%[k], #32]\n\t"                                                     \
-    TC_DWM_RQ(0) TC_DWM_RQ(1)                                                               \
+    "vstrbt.16     q7, [%[q], q1]\n\t"
+#define TC_DWM_END2                                                                         \
+    TC_DWM_END(TC_DWM_CVT(0) TC_DWM_CVT(1), TC_DWM_RQ(0) TC_DWM_RQ(1))                      \
     "vqmovnb.s32   q6, q0\n\t"                                                              \
     "vqmovnt.s32   q6, q1\n\t"                                                              \
     "vqadd.s16     q6, q6, %[off]\n\t"                                                      \
     "vqmovnb.s16   q6, q6\n\t"                                                              \
-    "vldrh.u16     q0, [%[k], #48]\n\t"                                                       \
-    "vstrb.16      q6, [%[o], q0]"
-#define TC_DWM_FINISH1                                                                      \
-    "vcvt.s32.f32  q0, q0\n\t"                                                              \
-    "vldrw.32      q4, [%[k]]\n\t"                                                          \
-    "vadd.i32      q0, q0, q4\n\t"                                                          \
-    "vldrw.32      q4, [%[k], #16]\n\t"                                                     \
-    "vldrw.32      q5, [%[k], #32]\n\t"                                                     \
-    TC_DWM_RQ(0)                                                                            \
+    "vldrh.u16     q0, [%[k], #-32]\n\t"                                                    \
+    "vstrb.16      q6, [%[q], q0]\n\t"
+#define TC_DWM_END1                                                                         \
+    TC_DWM_END(TC_DWM_CVT(0), TC_DWM_RQ(0))                                                 \
     "vqmovnb.s32   q0, q0\n\t"                                                              \
     "vqadd.s16     q0, q0, %[off]\n\t"                                                      \
     "vqmovnb.s16   q0, q0\n\t"                                                              \
-    "vstrb.32      q0, [%[o]]"
+    "vstrb.32      q0, [%[q]]\n\t"
 
-/* A pass of four outputs of a block of four channels, TFLite's requantization with right
- * shifts, the full int8 range: the first window at column 0 of *l0..*l2 (each advanced by the
- * pass's columns), w the block's nine float weight vectors, k its constants, stored at o: all
- * of it, or (_p) the lanes of the masks m0 and m1. */
-#define TC_DWM_PASS(name, LINE)                                                             \
-    TC_INLINE void name(const int8_t **l0, const int8_t **l1, const int8_t **l2,            \
-                        const float32x4_t *w, const tc_dwm_blk_t *k, int8_t *o, int32_t off) \
-    {                                                                                       \
-        const int8_t *a = *l0, *b = *l1, *c = *l2;                                          \
-        __asm__ volatile(LINE(a, 0, "vmul.f32") LINE(b, 48, "vfma.f32")                     \
-                             LINE(c, 96, "vfma.f32") TC_DWM_FINISH TC_DWM_STORE             \
-                         : [a] "+l"(a), [b] "+l"(b), [c] "+l"(c)                            \
-                         : [w] "r"(w), [k] "r"(k), [o] "r"(o), [off] "r"(off)               \
-                         : TC_DWM_CLOBBER);                                                 \
-        *l0 = a;                                                                            \
-        *l1 = b;                                                                            \
-        *l2 = c;                                                                            \
-    }                                                                                       \
-    TC_INLINE void name##p(const int8_t **l0, const int8_t **l1, const int8_t **l2,         \
-                           const float32x4_t *w, const tc_dwm_blk_t *k, int8_t *o,          \
-                           int32_t off, uint32_t m0, uint32_t m1)                           \
-    {                                                                                       \
-        const int8_t *a = *l0, *b = *l1, *c = *l2;                                          \
-        __asm__ volatile(LINE(a, 0, "vmul.f32") LINE(b, 48, "vfma.f32")                     \
-                             LINE(c, 96, "vfma.f32") TC_DWM_FINISH TC_DWM_STORE_P           \
-                         : [a] "+l"(a), [b] "+l"(b), [c] "+l"(c)                            \
-                         : [w] "r"(w), [k] "r"(k), [o] "r"(o), [off] "r"(off),              \
-                           [m0] "r"(m0), [m1] "r"(m1)                                       \
-                         : TC_DWM_CLOBBER);                                                 \
-        *l0 = a;                                                                            \
-        *l1 = b;                                                                            \
-        *l2 = c;                                                                            \
-    }
-TC_DWM_PASS(tc_dwm_pass_s1, TC_DWM_LINE_S1)
-TC_DWM_PASS(tc_dwm_pass_s2, TC_DWM_LINE_S2)
+#define TC_DWM_CLOBBER                                                                      \
+    "memory", "cc", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10",      \
+        "d11", "d12", "d13", "d14", "d15"
 
-/* A last pass of two or one outputs (FINISH2 / FINISH1), the lines not advanced. */
-#define TC_DWM_PASS_N(name, LINE, FINISH)                                                   \
+/* A pass at one position of a line over nb >= 1 blocks of four channels, TFLite's
+ * requantization with right shifts, the full int8 range: the first window at column 0 of the
+ * line slots a, b, c (block 0), w and k block 0's weights and constants, outputs stored at q
+ * (block 0's channel 0, the outputs os apart as the block's scatter offsets say). */
+#define TC_DWM_RUN(name, LN, END)                                                           \
     TC_INLINE void name(const int8_t *a, const int8_t *b, const int8_t *c,                  \
-                        const float32x4_t *w, const tc_dwm_blk_t *k, int8_t *o, int32_t off) \
+                        const float32x4_t *w, const tc_dwm_blk_t *k, int8_t *q, int32_t nb, \
+                        int32_t off)                                                        \
     {                                                                                       \
-        __asm__ volatile(LINE(a, 0, "vmul.f32") LINE(b, 48, "vfma.f32")                     \
-                             LINE(c, 96, "vfma.f32") FINISH                                 \
-                         :                                                                  \
-                         : [a] "l"(a), [b] "l"(b), [c] "l"(c), [w] "r"(w), [k] "r"(k),      \
-                           [o] "r"(o), [off] "r"(off)                                       \
+        __asm__ volatile("1:\n\t" TC_DWM_LINES(LN) END                                      \
+                         "add           %[q], %[q], #4\n\t"                                 \
+                         "subs          %[n], %[n], #1\n\t"                                 \
+                         "bne           1b"                                                 \
+                         : [a] "+l"(a), [b] "+l"(b), [c] "+l"(c), [w] "+r"(w), [k] "+r"(k), \
+                           [q] "+r"(q), [n] "+r"(nb)                                        \
+                         : [off] "r"(off)                                                   \
                          : TC_DWM_CLOBBER);                                                 \
     }
-TC_DWM_PASS_N(tc_dwm_pass2_s1, TC_DWM_LINE2_S1, TC_DWM_FINISH2)
-TC_DWM_PASS_N(tc_dwm_pass2_s2, TC_DWM_LINE2_S2, TC_DWM_FINISH2)
-TC_DWM_PASS_N(tc_dwm_pass1, TC_DWM_LINE1, TC_DWM_FINISH1)
+TC_DWM_RUN(tc_dwm_run4_s1, TC_DWM_L4S1, TC_DWM_END4 TC_DWM_STORE4)
+TC_DWM_RUN(tc_dwm_run4_s2, TC_DWM_L4S2, TC_DWM_END4 TC_DWM_STORE4)
+TC_DWM_RUN(tc_dwm_run2_s1, TC_DWM_L2S1, TC_DWM_END2)
+TC_DWM_RUN(tc_dwm_run2_s2, TC_DWM_L2S2, TC_DWM_END2)
+TC_DWM_RUN(tc_dwm_run1, TC_DWM_L1, TC_DWM_END1)
 
-/* A line of a slice through the assembly passes. A block of four channels: passes of four
- * outputs, then the line's last one to three: one or two in a pass of their own, three in a
- * pass of four that ends at the line's end (repeating an output the previous pass stored: the
- * same bytes; a line of three, predicated). A last block of one to three channels: passes of
- * four whose stores are predicated (lane 2 i of pair (0, 1) is output 0 of channel i, lane
- * 2 i + 1 output 1; two predicate bits per 16-bit lane). */
+/* One pass of four outputs of one block, its stores predicated by m0 (pair 0, 1) and m1
+ * (pair 2, 3): lane 2 i of a pair is its first output's channel i, lane 2 i + 1 the second's,
+ * two predicate bits per 16-bit lane. */
+#define TC_DWM_RUNP(name, LN)                                                               \
+    TC_INLINE void name(const int8_t *a, const int8_t *b, const int8_t *c,                  \
+                        const float32x4_t *w, const tc_dwm_blk_t *k, int8_t *q, int32_t off,\
+                        uint32_t m0, uint32_t m1)                                           \
+    {                                                                                       \
+        __asm__ volatile(TC_DWM_LINES(LN) TC_DWM_END4 TC_DWM_STORE4P                        \
+                         : [a] "+l"(a), [b] "+l"(b), [c] "+l"(c), [w] "+r"(w), [k] "+r"(k)  \
+                         : [q] "r"(q), [off] "r"(off), [m0] "r"(m0), [m1] "r"(m1)           \
+                         : TC_DWM_CLOBBER);                                                 \
+    }
+TC_DWM_RUNP(tc_dwm_run4p_s1, TC_DWM_L4S1)
+TC_DWM_RUNP(tc_dwm_run4p_s2, TC_DWM_L4S2)
+
+/* A line of a slice through the assembly passes. The blocks of four channels: passes of four
+ * outputs, each over every block, then the line's last one to three outputs: a pass of four
+ * ending at the line's end (three: repeating an output the previous pass stored, the same
+ * bytes), of two and of one (a line of one to three outputs). A last block of one to three
+ * channels: passes of four, their stores predicated. */
 #define TC_DWM_LINE_FN(name, S)                                                             \
     __attribute__((noinline)) static void name(const tc_dwm_line_t *L)                     \
     {                                                                                       \
-        const int32_t os = L->os, na = L->na, r = na & 3;                                   \
-        const float32x4_t *w = L->w;                                                        \
-        const tc_dwm_blk_t *k = L->k;                                                       \
-        int8_t *o = L->o;                                                                   \
-        int32_t b, i;                                                                       \
-        for (b = 0; 4 * b < L->cs; b++, w += 9, k++, o += 4) {                              \
-            const int8_t *l0 = L->ln[0] + 4 * b, *l1 = L->ln[1] + 4 * b;                    \
-            const int8_t *l2 = L->ln[2] + 4 * b;                                            \
-            const int32_t cn = L->cs - 4 * b;                                               \
-            int8_t *q = o;                                                                  \
-            if (cn >= 4 && (na >= 4 || r < 3)) {                                            \
-                /* whole passes, then a pass of four ending at the line's end (r = 3) */    \
-                for (i = (na >> 2) + (r == 3); i > 0; i--) {                                \
-                    if (i == 1 && r == 3) {                                                 \
-                        l0 -= 16 * S;                                                       \
-                        l1 -= 16 * S;                                                       \
-                        l2 -= 16 * S;                                                       \
-                        q -= os;                                                            \
-                    }                                                                       \
-                    tc_dwm_pass_s##S(&l0, &l1, &l2, w, k, q, L->off);                       \
-                    q += 4 * os;                                                            \
-                }                                                                           \
-                if (r == 2) {                                                               \
-                    tc_dwm_pass2_s##S(l0, l1, l2, w, k, q, L->off);                         \
-                } else if (r == 1) {                                                        \
-                    tc_dwm_pass1(l0, l1, l2, w, k, q, L->off);                              \
-                }                                                                           \
-            } else {                                                                        \
-                const uint32_t cm = cn >= 4 ? 0xFFFFu : (1u << (4 * cn)) - 1u;              \
-                for (i = na; i > 0; i -= 4) {                                               \
-                    const uint32_t m0 = cm & (i >= 2 ? 0xFFFFu : 0x3333u);                  \
-                    const uint32_t m1 = cm & (i >= 4 ? 0xFFFFu : (i == 3 ? 0x3333u : 0u));  \
-                    tc_dwm_pass_s##S##p(&l0, &l1, &l2, w, k, q, L->off, m0, m1);            \
-                    q += 4 * os;                                                            \
-                }                                                                           \
+        const int32_t os = L->os, na = L->na, np = na >> 2, r = na & 3;                     \
+        const int32_t nb = L->cs >> 2, ct = L->cs & 3, off = L->off;                        \
+        const int8_t *const s0 = L->ln[0], *const s1 = L->ln[1], *const s2 = L->ln[2];      \
+        int8_t *const o = L->o;                                                             \
+        int32_t j, x;                                                                       \
+        if (nb > 0) {                                                                       \
+            const int32_t n4 = np + (r == 3 && np > 0); /* passes of four */                \
+            for (j = 0; j < n4; j++) {                                                      \
+                x = j < np ? 4 * j : na - 4; /* the pass's first output */                  \
+                tc_dwm_run4_s##S(s0 + 16 * S * x, s1 + 16 * S * x, s2 + 16 * S * x, L->w,   \
+                                 L->k, o + x * os, nb, off);                                \
+            }                                                                               \
+            x = 4 * np;                                                                     \
+            if (n4 == np && r >= 2) {                                                       \
+                tc_dwm_run2_s##S(s0 + 16 * S * x, s1 + 16 * S * x, s2 + 16 * S * x, L->w,   \
+                                 L->k, o + x * os, nb, off);                                \
+                x += 2;                                                                     \
+            }                                                                               \
+            if (n4 == np && (r & 1)) {                                                      \
+                tc_dwm_run1(s0 + 16 * S * x, s1 + 16 * S * x, s2 + 16 * S * x, L->w, L->k,  \
+                            o + x * os, nb, off);                                           \
+            }                                                                               \
+        }                                                                                   \
+        if (ct > 0) {                                                                       \
+            const uint32_t cm = (1u << (4 * ct)) - 1u;                                      \
+            const float32x4_t *w = L->w + 9 * nb;                                           \
+            const tc_dwm_blk_t *k = L->k + nb;                                              \
+            for (x = 0; x < na; x += 4) {                                                   \
+                const int32_t i = na - x, y = 16 * S * x + 4 * nb;                          \
+                const uint32_t m0 = cm & (i >= 2 ? 0xFFFFu : 0x3333u);                      \
+                const uint32_t m1 = cm & (i >= 4 ? 0xFFFFu : (i == 3 ? 0x3333u : 0u));      \
+                tc_dwm_run4p_s##S(s0 + y, s1 + y, s2 + y, w, k, o + x * os + 4 * nb, off,   \
+                                  m0, m1);                                                  \
             }                                                                               \
         }                                                                                   \
     }
@@ -497,21 +420,38 @@ static void tc_dwm_fill(const int8_t *x, int32_t step, int32_t ncols, int32_t jv
 
 /* ------------------------------------------------------------------------ the layer */
 
+/* The fused activation's clamp where it is narrower than int8, after the assembly passes
+ * (which saturate to int8): na outputs of cs channels at o, o + os, .. */
+static void tc_dwm_clamp(int8_t *o, int32_t os, int32_t na, int32_t cs, int32_t lo, int32_t hi)
+{
+    const mve_pred16_t pc = vctp8q((uint32_t)cs);
+    const int8x16_t vl = vdupq_n_s8((int8_t)lo), vh = vdupq_n_s8((int8_t)hi);
+    for (; na > 0; na--, o += os) {
+        vstrbq_p_s8(o, vminq_s8(vmaxq_s8(vldrbq_z_s8(o, pc), vl), vh), pc);
+    }
+}
+
 /* A slice's set-up: per block, the nine weight vectors as float32 in window order (line t, tap
  * u along it) and the constants of its channels (zero past the slice's cs). */
 static void tc_dwm_slice(const tc_conv_params_t *p, int32_t c0, int32_t cs, int vert,
                          float32x4_t *wf, tc_dwm_blk_t *blk)
 {
-    /* tap (ky, kx) of window line t, tap u: (t, u) along rows, (u, t) along columns */
-    static const uint8_t taps[2][9] = {{0, 1, 2, 3, 4, 5, 6, 7, 8}, {0, 3, 6, 1, 4, 7, 2, 5, 8}};
-    const uint8_t *tp = taps[vert];
     int32_t b, i;
     for (b = 0; 4 * b < cs; b++, wf += 9, blk++) {
         const int8_t *wb = p->weights + ((c0 >> 2) + b) * 36; /* [ky][kx][4] */
         const int32_t cn = cs - 4 * b < 4 ? cs - 4 * b : 4, c = c0 + 4 * b;
         const mve_pred16_t pc = vctp32q((uint32_t)cn);
-        for (i = 0; i < 9; i++) {
-            wf[i] = vcvtq_f32_s32(vldrbq_s32(wb + 4 * tp[i]));
+        /* tap (ky, kx) of window line t, tap u: (t, u) along rows, (u, t) down columns */
+        if (vert) {
+#pragma GCC unroll 9
+            for (i = 0; i < 9; i++) {
+                wf[i] = vcvtq_f32_s32(vldrbq_s32(wb + 4 * ((i % 3) * 3 + i / 3)));
+            }
+        } else {
+#pragma GCC unroll 9
+            for (i = 0; i < 9; i++) {
+                wf[i] = vcvtq_f32_s32(vldrbq_s32(wb + 4 * i));
+            }
         }
         vst1q_s32(blk->bias, vldrwq_z_s32(p->bias_eff + c, pc));
         vst1q_s32(blk->mult, vldrwq_z_s32(p->mult + c, pc));
@@ -535,11 +475,14 @@ int tc_dwconv3x3_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     const int32_t oa = vert ? OW * C : C, ox = vert ? C : OW * C; /* output steps */
     /* outputs per buffer tile (in fours when a line takes several: no short passes between) */
     const int32_t tile = NA <= (TC_DWM_COLS - 3) / LS + 1 ? NA : ((TC_DWM_COLS - 3) / LS + 1) & ~3;
-    int8_t buf[3][TC_DWM_COLS * 16];
+    /* three line slots; a predicated pass near a tile's end reads up to 3 S columns past its
+     * last one (outputs not stored): the slack keeps those reads inside the buffer */
+    int8_t buf[3 * TC_DWM_COLS * 16 + 6 * 16];
     float32x4_t wf[4 * 9]; /* the slice's weights: [block][t * 3 + u] */
     tc_dwm_blk_t blk[4];
     tc_dwm_line_t L;
     void (*line)(const tc_dwm_line_t *L);
+    int clamp = 0; /* the assembly passes saturate to int8: a narrower clamp afterwards */
     int32_t c, n, c0, i;
     if ((LS != 1 && LS != 2) || XS < 1 || oa > 65532) {
         return 0;
@@ -556,8 +499,7 @@ int tc_dwconv3x3_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     L.scalar = 0;
     /* the assembly passes: TFLite's requantization with right shifts, no clamp narrower than
      * int8, optimized builds; else the passes in C */
-    line = TC_ASM_LOOPS && L.lo == -128 && L.hi == 127 ? (LS == 1 ? tc_dwm_line_s1 : tc_dwm_line_s2)
-                                                   : 0;
+    line = TC_ASM_LOOPS ? (LS == 1 ? tc_dwm_line_s1 : tc_dwm_line_s2) : 0;
     for (c = 0; c < C; c++) {
         const int32_t s = p->shift[c];
         if (s > 31 && TC_ONNX_VARIANT) {
@@ -569,6 +511,8 @@ int tc_dwconv3x3_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     }
     if (!line) {
         line = LS == 1 ? tc_dwm_line_c1 : tc_dwm_line_c2;
+    } else {
+        clamp = L.lo > -128 || L.hi < 127;
     }
     for (i = 0; i < 4; i++) { /* outputs 0, 1 of channel i; outputs 2, 3 */
         int32_t b;
@@ -599,9 +543,9 @@ int tc_dwconv3x3_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                 if (jv1 < jv0) {
                     jv1 = jv0;
                 }
-                ln[0] = buf[0];
-                ln[1] = buf[1];
-                ln[2] = buf[2];
+                ln[0] = buf;
+                ln[1] = buf + TC_DWM_COLS * 16;
+                ln[2] = buf + 2 * TC_DWM_COLS * 16;
                 L.na = na;
                 for (l = 0; l < NL; l++) {
                     const int32_t x0 = l * XS - PX;
@@ -628,6 +572,9 @@ int tc_dwconv3x3_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
                     L.ln[2] = ln[2];
                     L.o = oimg + l * ox + ta * oa + c0;
                     line(&L);
+                    if (clamp) {
+                        tc_dwm_clamp(L.o, oa, na, cs, L.lo, L.hi);
+                    }
                 }
             }
         }
