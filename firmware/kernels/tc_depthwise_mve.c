@@ -228,7 +228,8 @@ __attribute__((noinline)) static void tc_dwm_line_c2(const tc_dwm_line_t *L)
     TC_DWM_X(L, 12) TC_DWM_MAC("vfma.f32", 0, 5)                                            \
     TC_DWM_X(L, 28) TC_DWM_MAC("vfma.f32", 0, 6)
 
-/* The three window lines of a pass. */
+/* The three window lines of a pass. (The widening loads and the narrowing stores with an
+ * immediate offset take a low base register: operands "l".) */
 #define TC_DWM_LINES(LN)                                                                    \
     LN(a, TC_DWM_W0, "vmul.f32") LN(b, TC_DWM_W1, "vfma.f32") LN(c, TC_DWM_W2, "vfma.f32")
 
@@ -315,7 +316,7 @@ __attribute__((noinline)) static void tc_dwm_line_c2(const tc_dwm_line_t *L)
                          "subs          %[n], %[n], #1\n\t"                                 \
                          "bne           1b"                                                 \
                          : [a] "+l"(a), [b] "+l"(b), [c] "+l"(c), [w] "+r"(w), [k] "+r"(k), \
-                           [q] "+r"(q), [n] "+r"(nb)                                        \
+                           [q] "+l"(q), [n] "+r"(nb)                                        \
                          : [off] "r"(off)                                                   \
                          : TC_DWM_CLOBBER);                                                 \
     }
@@ -431,27 +432,63 @@ static void tc_dwm_clamp(int8_t *o, int32_t os, int32_t na, int32_t cs, int32_t 
     }
 }
 
+/* A block's nine weight vectors (taps [ky][kx], four bytes each, from wb) as float32 at wf, in
+ * window order: along rows [ky][kx], down columns [kx][ky]. Straight loads, conversions and
+ * stores with immediate offsets (GCC 12 spills the addresses of the intrinsics' stores). */
+#if TC_ASM_LOOPS
+#define TC_DWM_TAP(i, tap)                                                                  \
+    "vldrb.s32     q0, [%[x], #" #tap " * 4]\n\t"                                           \
+    "vcvt.f32.s32  q0, q0\n\t"                                                              \
+    "vstrw.32      q0, [%[d], #" #i " * 16]\n\t"
+TC_INLINE void tc_dwm_taps_rows(const int8_t *x, float32x4_t *d)
+{
+    __asm__ volatile(TC_DWM_TAP(0, 0) TC_DWM_TAP(1, 1) TC_DWM_TAP(2, 2) TC_DWM_TAP(3, 3)
+                         TC_DWM_TAP(4, 4) TC_DWM_TAP(5, 5) TC_DWM_TAP(6, 6) TC_DWM_TAP(7, 7)
+                             TC_DWM_TAP(8, 8)
+                     :
+                     : [x] "l"(x), [d] "r"(d)
+                     : "memory", "d0", "d1");
+}
+TC_INLINE void tc_dwm_taps_cols(const int8_t *x, float32x4_t *d)
+{
+    __asm__ volatile(TC_DWM_TAP(0, 0) TC_DWM_TAP(1, 3) TC_DWM_TAP(2, 6) TC_DWM_TAP(3, 1)
+                         TC_DWM_TAP(4, 4) TC_DWM_TAP(5, 7) TC_DWM_TAP(6, 2) TC_DWM_TAP(7, 5)
+                             TC_DWM_TAP(8, 8)
+                     :
+                     : [x] "l"(x), [d] "r"(d)
+                     : "memory", "d0", "d1");
+}
+#else
+TC_INLINE void tc_dwm_taps_rows(const int8_t *x, float32x4_t *d)
+{
+    int i;
+    for (i = 0; i < 9; i++) {
+        d[i] = vcvtq_f32_s32(vldrbq_s32(x + 4 * i));
+    }
+}
+TC_INLINE void tc_dwm_taps_cols(const int8_t *x, float32x4_t *d)
+{
+    int i;
+    for (i = 0; i < 9; i++) {
+        d[i] = vcvtq_f32_s32(vldrbq_s32(x + 4 * ((i % 3) * 3 + i / 3)));
+    }
+}
+#endif
+
 /* A slice's set-up: per block, the nine weight vectors as float32 in window order (line t, tap
  * u along it) and the constants of its channels (zero past the slice's cs). */
 static void tc_dwm_slice(const tc_conv_params_t *p, int32_t c0, int32_t cs, int vert,
                          float32x4_t *wf, tc_dwm_blk_t *blk)
 {
-    int32_t b, i;
-    for (b = 0; 4 * b < cs; b++, wf += 9, blk++) {
-        const int8_t *wb = p->weights + ((c0 >> 2) + b) * 36; /* [ky][kx][4] */
-        const int32_t cn = cs - 4 * b < 4 ? cs - 4 * b : 4, c = c0 + 4 * b;
-        const mve_pred16_t pc = vctp32q((uint32_t)cn);
+    const int8_t *wb = p->weights + (c0 >> 2) * 36; /* blocks [ky][kx][4] */
+    int32_t c;
+    for (c = c0; c < c0 + cs; c += 4, wb += 36, wf += 9, blk++) {
+        const mve_pred16_t pc = vctp32q((uint32_t)(c0 + cs - c));
         /* tap (ky, kx) of window line t, tap u: (t, u) along rows, (u, t) down columns */
         if (vert) {
-#pragma GCC unroll 9
-            for (i = 0; i < 9; i++) {
-                wf[i] = vcvtq_f32_s32(vldrbq_s32(wb + 4 * ((i % 3) * 3 + i / 3)));
-            }
+            tc_dwm_taps_cols(wb, wf);
         } else {
-#pragma GCC unroll 9
-            for (i = 0; i < 9; i++) {
-                wf[i] = vcvtq_f32_s32(vldrbq_s32(wb + 4 * i));
-            }
+            tc_dwm_taps_rows(wb, wf);
         }
         vst1q_s32(blk->bias, vldrwq_z_s32(p->bias_eff + c, pc));
         vst1q_s32(blk->mult, vldrwq_z_s32(p->mult + c, pc));
