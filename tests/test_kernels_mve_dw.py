@@ -1,5 +1,18 @@
 """DEPTHWISE_CONV_2D's Helium path on the Cortex-M55 (firmware/kernels/tc_depthwise_mve.c, TC_MVE:
-qemu-m55), bit-exact with TFLM in QEMU: every shape class it takes and every one it hands back.
+qemu-m55), bit-exact with TFLM in QEMU, every layer compared: every shape class it takes and
+every one it hands back.
+
+- its assembly passes: lines along rows and down columns, strides 1 and 2 (and 2 across the
+  lines only), SAME / VALID, RELU / RELU6 / none, 3 to 100 channels (8, 16, 24, 40, 64, 100;
+  blocks of four and a last block of one to three; slices of 16 and fewer), lines longer than a
+  buffer tile, line ends of one to three outputs past the passes, lines of one to three outputs,
+  a channel at shift -22 or -31, a folded bias near 2^29, a RELU6 narrower than int8;
+- in C with intrinsics: a left shift, the ONNX variant (an ONNX depthwise QLinearConv with
+  asymmetric pads), and every layer at -O0;
+- in place (chains of two stride-1 layers forced in place), and handed back: lines longer than
+  a tile in place, depth multiplier 2, stride 3, dilation 2, a 5x5 window.
+
+Each model chains layers on independent inputs, so a few firmware builds cover it all.
 """
 
 from __future__ import annotations

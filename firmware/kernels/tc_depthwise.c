@@ -17,8 +17,11 @@
  * up to 7x7, any depth multiplier, stride 1 or 2 along its lines (tc_dwconv_kxk_dsp, through
  * tc_dwconv_s8_kxk, which the compiler calls for those layers only, so that a model whose
  * layers the 3x3 path takes does not link it; it returns 0 where it does not apply; on ARMv6-M
- * the same entry tries tc_depthwise_m0.c's path for depth multipliers in fours). 1x1
- * layers are lowered to tc_dwconv1x1_s8 (tc_depthwise_1x1.c) instead. All give identical
+ * the same entry tries tc_depthwise_m0.c's path for depth multipliers in fours). On the
+ * Cortex-M55 (Helium, TC_MVE) tc_dwconv_s8, tc_dwconv_s8_3x3n and tc_dwconv_s8_kxk try
+ * tc_depthwise_mve.c's whole-layer 3x3 path first (tc_dwconv3x3_mve: depth multiplier 1, any
+ * channel count, stride 1 or 2 along the lines) and never the 3x3 DSP paths, which it covers.
+ * 1x1 layers are lowered to tc_dwconv1x1_s8 (tc_depthwise_1x1.c) instead. All give identical
  * results.
  */
 #include <stdint.h>
