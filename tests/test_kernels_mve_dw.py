@@ -2,8 +2,9 @@
 qemu-m55), bit-exact with TFLM in QEMU, every layer compared: every shape class it takes and
 every one it hands back.
 
-- its assembly passes: lines along rows and down columns, strides 1 and 2 (and 2 across the
-  lines only), SAME / VALID, RELU / RELU6 / none, 3 to 100 channels (8, 16, 24, 40, 64, 100;
+- its assembly passes: lines along rows and down columns (along the rows where columns would
+  space outputs beyond the scatter's 16-bit offsets), strides 1 and 2 (and 2 across the lines
+  only), SAME / VALID, RELU / RELU6 / none, 1 to 100 channels (8, 16, 24, 40, 64, 100;
   blocks of four and a last block of one to three; slices of 16 and fewer), lines longer than a
   buffer tile, line ends of one to three outputs past the passes, lines of one to three outputs,
   a channel at shift -22 or -31, a folded bias near 2^29, a RELU6 narrower than int8;
@@ -130,7 +131,9 @@ MODELS: dict[str, list[tuple[tuple[int, int, int], list[dict]]]] = {
         ((8, 64, 24), [{"act": "none"}, {"stride": (2, 2)}, {"stride": (2, 1), "act": "none"}]),
         ((9, 10, 8), [{"stride": (1, 2)}, {"padding": "VALID", "act": "none"}]),
     ],
-    # lines down the columns (out_h > out_w): taps and strides swap roles; the DS-CNN's layers
+    # lines down the columns (out_h > out_w): taps and strides swap roles; the DS-CNN's layers;
+    # a tall layer whose column lines would put outputs 3 * 2 * 10924 bytes apart (beyond the
+    # scatter's 16-bit offsets): along the rows instead
     "tall": [
         (
             (29, 7, 40),
@@ -144,6 +147,7 @@ MODELS: dict[str, list[tuple[tuple[int, int, int], list[dict]]]] = {
         ((25, 5, 64), [{}, {"act": "none"}]),
         ((7, 6, 100), [{"stride": (2, 2)}, {"padding": "VALID", "act": "none"}]),
         ((40, 3, 16), [{"stride": (2, 2), "act": "none"}]),
+        ((5, 2, 10924), [{"act": "none"}]),
     ],
     # channels not in fours (a last block of one to three), lines of one to three outputs
     "tails": [

@@ -48,8 +48,9 @@
  * In place (out == in) output line l is written over input line l only once input lines up to
  * l + 1 are in the buffer, which holds everything later lines read (as in the DSP path): that
  * needs a whole line in one buffer tile (30 outputs at stride 1), else it returns 0. It returns
- * 0 (nothing written) for strides along the line other than 1 and 2 too, and output lines more
- * than 65532 bytes apart along (the scatter's 16-bit offsets).
+ * 0 (nothing written) for strides along the line other than 1 and 2 too. The scatter's byte
+ * offsets are 16-bit, up to 3 output steps along a line + 3: lines down the columns only where
+ * that fits (3 * out_w * C + 3 < 2^16), else along the rows.
  * Stack: about 2.8 KB (the line buffer 1.6 KB, the slice's float weights 576 B).
  */
 #include <stdint.h>
@@ -509,7 +510,7 @@ int tc_dwconv3x3_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     const int8x16_t pad = vdupq_n_s8((int8_t)(-p->in_offset));
     /* Lines run along the longer output axis, one after the other across it: a line of
      * outputs reads three input lines, buffered. */
-    const int vert = OH > OW;
+    const int vert = OH > OW && 3 * OW * C + 3 <= 65535; /* the scatter's offsets: see above */
     const int32_t LS = vert ? p->stride_h : p->stride_w; /* stride along a line */
     const int32_t XS = vert ? p->stride_w : p->stride_h; /* stride across lines */
     const int32_t NL = vert ? OW : OH, NA = vert ? OH : OW; /* lines, outputs per line */
@@ -528,7 +529,7 @@ int tc_dwconv3x3_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     void (*line)(const tc_dwm_line_t *L);
     int clamp = 0; /* the assembly passes saturate to int8: a narrower clamp afterwards */
     int32_t c, n, c0, i;
-    if ((LS != 1 && LS != 2) || XS < 1 || oa > 65532) {
+    if ((LS != 1 && LS != 2) || XS < 1 || 3 * oa + 3 > 65535) {
         return 0;
     }
     if (in == out && NA > tile) { /* in place: a whole line in one tile */
