@@ -15,7 +15,7 @@
  * Q registers: passes of four outputs along a line, one window line at a time. Per pass and
  * block of four channels: 9 weight loads, 18 input loads and 18 VCVT (stride 2: 27 and 27),
  * 36 VFMA/VMUL, 39 instructions of requantization and stores: about 7.6 instructions per output
- * at stride 1. On the VWW and DS-CNN models' layers that is 2.2 to 3 times fewer instructions
+ * at stride 1. On the VWW and DS-CNN models' layers that is 2.2 to 3.1 times fewer instructions
  * than the DSP paths on the same core.
  *
  * As the DSP path (tc_depthwise_dsp.c), outputs run in lines along the longer output axis (rows,
