@@ -184,21 +184,24 @@ def test_mve_depthwise_bit_exact(name: str, tmp_path: Path) -> None:
 
 @pytest.mark.qemu
 def test_mve_depthwise_in_place(tmp_path: Path) -> None:
-    """Chains of two stride-1 layers, every in-place candidate forced in place: lines along
-    rows and down the columns, a last block of two channels, and lines longer than a tile
-    (handed back to the portable kernel's ring)."""
+    """Every in-place candidate (a stride-1 layer whose output is as large as its input) forced
+    in place: chains of two along rows and down the columns, a last block of two channels, lines
+    longer than a tile (handed back to the portable kernel's ring), and the requantization and
+    tail chains (the C passes, the clamp after the assembly passes, predicated stores)."""
     chains = [
         ((6, 20, 24), [{}, {"act": "none"}]),
         ((25, 5, 64), [{}, {}]),
         ((5, 9, 6), [{}, {"act": "none"}]),
         ((4, 40, 8), [{}, {}]),
+        *MODELS["requant"],
+        *MODELS["tails"],
     ]
     model = chains_model(tmp_path / "inplace.tflite", chains, seed=5)
     g = load_model(model)
     cands = [p.op for p in prepare_graph(g) if p.data.in_place_scratch is not None]
     p = make_plan(g, choices={op.index: Choice(in_place=True) for op in cands}, search=False)
-    seconds = [op for op in g.ops if op.index % 2 == 1]
-    assert all(p.storage[op.inputs[0]] == p.storage[op.outputs[0]] for op in seconds)
+    assert len(cands) >= 15
+    assert all(p.storage[op.inputs[0]] == p.storage[op.outputs[0]] for op in cands)
     r = api.compare_plan(p, model, board=BOARD, n=2, layers=True)
     assert r.ok, str(r)
 
