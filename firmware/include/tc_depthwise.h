@@ -1,5 +1,7 @@
 /* tinycompile runtime: DEPTHWISE_CONV_2D (int8). Kernel: firmware/kernels/tc_depthwise.c (with
- * its DSP fast paths in tc_depthwise_dsp.c, tc_depthwise_kxk_dsp.c, tc_depthwise_block4_dsp.c).
+ * its DSP fast paths in tc_depthwise_dsp.c, tc_depthwise_kxk_dsp.c, tc_depthwise_block4_dsp.c,
+ * and on the Cortex-M55 the Helium 3x3 path of tc_depthwise_mve.c, tried instead of the 3x3
+ * DSP paths).
  *
  * Semantics of TensorFlow Lite Micro's reference DepthwiseConvPerChannel, with the conventions
  * of tc_conv2d.h (bias_eff, border taps, NHWC activations); the parameter block is CONV_2D's
@@ -14,7 +16,9 @@
  * raster order; input pixel j is last read by output pixel j + pad_h * in_w + pad_w, so outputs
  * wait in a ring (tmp, four-byte slots) of that many + 1 pixels before they are stored. The
  * per-pixel arithmetic is the ordinary path's, so results are identical. (tc_dwconv_s8_small
- * on ARMv6-M needs no ring: its temporary is a padded copy of the block, below.)
+ * on ARMv6-M needs no ring: its temporary is a padded copy of the block, below; the whole-layer
+ * 3x3 paths, DSP and Helium, need none either: they buffer the input lines they read and leave
+ * tmp unused.)
  */
 #ifndef TC_DEPTHWISE_H
 #define TC_DEPTHWISE_H
@@ -24,14 +28,14 @@
 #include "tc_conv2d.h"
 
 void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
-/* The same layer, trying the any-window DSP path first on Cortex-M4/M7 (tc_depthwise_kxk_dsp.c),
- * on ARMv6-M the path for depth multipliers in fours (tc_depthwise_m0.c): what the compiler
- * calls for windows other than 3x3 at depth multiplier 1 over channels in fours
- * (ops/depthwise.py), so that other models do not link those paths. */
+/* The same layer, trying the any-window DSP path first on Cortex-M4/M7 (tc_depthwise_kxk_dsp.c;
+ * on the Cortex-M55 the Helium 3x3 path before it), on ARMv6-M the path for depth multipliers in
+ * fours (tc_depthwise_m0.c): what the compiler calls for the layers the 3x3 DSP path does not
+ * take (ops/depthwise.py), so that other models do not link those paths. */
 void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 /* The same layer, trying the 3x3 DSP path for channels not in fours first on Cortex-M4/M7
- * (tc_dwconv3x3n_dsp): what the compiler calls for such 3x3 layers, so that other models do
- * not link that instance. */
+ * (tc_dwconv3x3n_dsp; the Helium 3x3 path on the Cortex-M55): what the compiler calls for such
+ * 3x3 layers, so that other models do not link that instance. */
 void tc_dwconv_s8_3x3n(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 /* The same layer over a small image with col (4-byte aligned) holding 4 * BH * BW bytes,
  * BH = (out_h - 1) * stride_h + (k_h - 1) * dil_h + 1 and BW likewise: on ARMv6-M a block of
@@ -83,6 +87,13 @@ int tc_dwconv3x3n_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
  * multiplier, no dilation, stride 1 or 2 along its output lines; returns 0 without writing
  * anything where it does not apply. */
 int tc_dwconv_kxk_dsp(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+/* Internal (tc_depthwise_mve.c, Helium: the Cortex-M55): the whole layer for 3x3 filters,
+ * depth multiplier 1, no dilation, any channel count, stride 1 or 2 along its output lines;
+ * returns 0 without writing anything where it does not apply. On such cores tc_dwconv_s8,
+ * tc_dwconv_s8_3x3n and tc_dwconv_s8_kxk try it instead of the 3x3 DSP paths above. */
+int tc_dwconv3x3_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
 #endif
 
 #endif /* TC_DEPTHWISE_H */

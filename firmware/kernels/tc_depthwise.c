@@ -17,8 +17,11 @@
  * up to 7x7, any depth multiplier, stride 1 or 2 along its lines (tc_dwconv_kxk_dsp, through
  * tc_dwconv_s8_kxk, which the compiler calls for those layers only, so that a model whose
  * layers the 3x3 path takes does not link it; it returns 0 where it does not apply; on ARMv6-M
- * the same entry tries tc_depthwise_m0.c's path for depth multipliers in fours). 1x1
- * layers are lowered to tc_dwconv1x1_s8 (tc_depthwise_1x1.c) instead. All give identical
+ * the same entry tries tc_depthwise_m0.c's path for depth multipliers in fours). On the
+ * Cortex-M55 (Helium, TC_MVE) tc_dwconv_s8, tc_dwconv_s8_3x3n and tc_dwconv_s8_kxk try
+ * tc_depthwise_mve.c's whole-layer 3x3 path first (tc_dwconv3x3_mve: depth multiplier 1, any
+ * channel count, stride 1 or 2 along the lines) and never the 3x3 DSP paths, which it covers.
+ * 1x1 layers are lowered to tc_dwconv1x1_s8 (tc_depthwise_1x1.c) instead. All give identical
  * results.
  */
 #include <stdint.h>
@@ -230,8 +233,9 @@ static void tc_dwconv_inplace(const tc_conv_params_t *p, const int8_t *in, int8_
 }
 
 #if TC_DSP && !defined(__ARM_ARCH_6M__)
-/* What the 3x3 DSP paths (tc_depthwise_dsp.c) take: a 3x3 window, no dilation, depth
- * multiplier 1, and in place only when the layer runs with out == in; they check the rest. */
+/* What the 3x3 DSP paths (tc_depthwise_dsp.c) and the Helium path (tc_depthwise_mve.c) take:
+ * a 3x3 window, no dilation, depth multiplier 1, and in place only when the layer runs with
+ * out == in; they check the rest. */
 TC_INLINE int tc_dw3_fits(const tc_conv_params_t *p, const int8_t *in, const int8_t *out)
 {
     return p->k_h == 3 && p->k_w == 3 && p->dil_h == 1 && p->dil_w == 1 &&
@@ -246,6 +250,10 @@ void tc_dwconv_s8(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 #if defined(__ARM_ARCH_6M__)
     tc_dwconv_s8_m0(p, in, out); /* tc_depthwise_m0.c */
     return;
+#elif TC_MVE
+    if (tc_dw3_fits(p, in, out) && tc_dwconv3x3_mve(p, in, out)) {
+        return;
+    }
 #elif TC_DSP
     if (tc_dw3_fits(p, in, out) && tc_dwconv3x3_dsp(p, in, out)) {
         return;
@@ -318,6 +326,11 @@ void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
         return;
     }
 #elif TC_DSP
+#if TC_MVE
+    if (tc_dw3_fits(p, in, out) && tc_dwconv3x3_mve(p, in, out)) {
+        return;
+    }
+#endif
     if ((!p->inplace || in == out) && tc_dwconv_kxk_dsp(p, in, out)) {
         return;
     }
@@ -327,7 +340,11 @@ void tc_dwconv_s8_kxk(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 
 void tc_dwconv_s8_3x3n(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
 {
-#if TC_DSP && !defined(__ARM_ARCH_6M__)
+#if TC_MVE
+    if (tc_dw3_fits(p, in, out) && tc_dwconv3x3_mve(p, in, out)) {
+        return;
+    }
+#elif TC_DSP && !defined(__ARM_ARCH_6M__)
     if (tc_dw3_fits(p, in, out) && tc_dwconv3x3n_dsp(p, in, out)) {
         return;
     }

@@ -186,7 +186,9 @@ def padded_bytes(g: Window) -> int:
     return 4 * rows * cols
 
 
-DW3_TILE = {1: 29, 2: 15}  # tc_depthwise_dsp.c: outputs per buffer tile, (COLS - 4) / LS + 1
+# tc_depthwise_dsp.c: outputs per buffer tile, (COLS - 4) / LS + 1 (the Cortex-M55's Helium path,
+# tc_depthwise_mve.c, holds 30 and 15: every layer in place here is in place there too)
+DW3_TILE = {1: 29, 2: 15}
 
 
 def kernel_of(d: Depthwise, in_place: bool) -> str:
@@ -199,10 +201,13 @@ def kernel_of(d: Depthwise, in_place: bool) -> str:
     one to three channels); else ``tc_dwconv_s8_kxk`` where the any-window path may apply
     (windows up to 7x7, no dilation; its 5 KB are linked only where a layer calls it). On the
     Cortex-M0+ the kxk entry tries the path for depth multipliers in fours first
-    (tc_depthwise_m0.c's tc_dwconv_dm4_m0: such layers, windows up to 7x7, always take it).
-    ``lower_s8`` turns ``tc_dwconv_s8`` into ``tc_dwconv_s8_small`` over a small image where
-    it has the arena buffer that needs (``padded_bytes``): on the Cortex-M0+ a padded copy of
-    each block, elsewhere tc_dwconv_s8 itself (a macro of tc_depthwise.h)."""
+    (tc_depthwise_m0.c's tc_dwconv_dm4_m0: such layers, windows up to 7x7, always take it); on
+    the Cortex-M55 all three try the Helium 3x3 path first (tc_depthwise_mve.c: depth
+    multiplier 1, any channel count and requantization), so the generated code is the same for
+    every core and that core links no 3x3 DSP path. ``lower_s8`` turns ``tc_dwconv_s8`` into
+    ``tc_dwconv_s8_small`` over a small image where it has the arena buffer that needs
+    (``padded_bytes``): on the Cortex-M0+ a padded copy of each block, elsewhere tc_dwconv_s8
+    itself (a macro of tc_depthwise.h)."""
     g, rq = d.geo, d.rq
     vert = g.out_h > g.out_w
     ls, line = (g.stride_h, g.out_h) if vert else (g.stride_w, g.out_w)
