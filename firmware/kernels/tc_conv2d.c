@@ -523,13 +523,8 @@ void TC_CONV_LOOPS(const tc_conv_params_t *p, const int8_t *in, int8_t *out)
     tc_conv_geo_t g;
     int32_t oy_lo, oy_hi, ox_lo, ox_hi, n, oy, ox;
     tc_conv_geo_init(&g, p);
-#if TC_MVE
-    if (tc_conv_s8_mve(p, in, out)) { /* tc_conv2d_mve.c */
-        return;
-    }
-#endif
-#if TC_DSP
-    n = tc_conv_s8_dsp(p, in, out); /* tc_conv2d_dsp.c: pixels done, from the first */
+#if TC_DSP /* pixels done, from the first: tc_conv2d_mve.c (Helium) all or none, else _dsp.c */
+    n = TC_CONV_MVE(p, in, out) ? p->batches * p->out_h * p->out_w : tc_conv_s8_dsp(p, in, out);
     if (n > 0) {
         tc_conv_tail(&g, in, out, n);
         return;

@@ -329,6 +329,9 @@ void tc_conv_col16_pair(const tc_conv_params_t *p, const int16_t *col, int32_t k
  * (tc_conv_s8, _col, _chunk, tc_conv_few_s8); 1 when it computed the layer, 0 when the layer is
  * not its (grouped, or no room for its column): the DSP paths then run. */
 int tc_conv_s8_mve(const tc_conv_params_t *p, const int8_t *in, int8_t *out);
+#define TC_CONV_MVE tc_conv_s8_mve
+#else
+#define TC_CONV_MVE(p, in, out) 0
 #endif
 
 /* tc_conv2d_dsp.c: the DSP paths tc_conv_s8 tries first; returns how many output pixels it
