@@ -52,24 +52,7 @@
 #endif
 #define UART_SEL_SHIFT (TC_UART_INSTANCE == 6 ? 10u : 2u * ((uint32_t)TC_UART_INSTANCE - 1u))
 
-static int start_hse(int bypass)
-{
-    TC_REG32(RCC_CR) &= ~CR_HSEON;
-    if (!tc_wait_reg32(RCC_CR, CR_HSERDY, 0u, WAIT_OSC)) {
-        return 0;
-    }
-    if (bypass) {
-        TC_REG32(RCC_CR) |= CR_HSEBYP; /* HSEBYP is writable only while HSE is off */
-    } else {
-        TC_REG32(RCC_CR) &= ~CR_HSEBYP;
-    }
-    TC_REG32(RCC_CR) |= CR_HSEON;
-    if (tc_wait_reg32(RCC_CR, CR_HSERDY, CR_HSERDY, WAIT_OSC)) {
-        return 1;
-    }
-    TC_REG32(RCC_CR) &= ~CR_HSEON;
-    return 0;
-}
+#include "tc_stm32_hse.h" /* start_hse(), shared by the STM32 families */
 
 static uint32_t pllcfgr(uint32_t m, uint32_t n, uint32_t p, uint32_t q, uint32_t hse)
 {

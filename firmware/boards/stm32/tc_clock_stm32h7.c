@@ -59,24 +59,7 @@
 #define UART_PPRE_SHIFT 4u
 #endif
 
-static int start_hse(int bypass)
-{
-    TC_REG32(RCC_CR) &= ~CR_HSEON;
-    if (!tc_wait_reg32(RCC_CR, CR_HSERDY, 0u, WAIT_OSC)) {
-        return 0;
-    }
-    if (bypass) {
-        TC_REG32(RCC_CR) |= CR_HSEBYP;
-    } else {
-        TC_REG32(RCC_CR) &= ~CR_HSEBYP;
-    }
-    TC_REG32(RCC_CR) |= CR_HSEON;
-    if (tc_wait_reg32(RCC_CR, CR_HSERDY, CR_HSERDY, WAIT_OSC)) {
-        return 1;
-    }
-    TC_REG32(RCC_CR) &= ~CR_HSEON;
-    return 0;
-}
+#include "tc_stm32_hse.h" /* start_hse(), shared by the STM32 families */
 
 static void prescalers(int target)
 {

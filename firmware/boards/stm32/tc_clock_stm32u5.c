@@ -90,24 +90,7 @@ static const uint32_t MSI_HZ[16] = {48000000u, 24000000u, 16000000u, 12000000u,
                                     400000u,   200000u,   133000u,   100000u};
 
 #if defined(TC_PLL_HSE_M)
-static int start_hse(int bypass)
-{
-    TC_REG32(RCC_CR) &= ~CR_HSEON;
-    if (!tc_wait_reg32(RCC_CR, CR_HSERDY, 0u, WAIT_OSC)) {
-        return 0;
-    }
-    if (bypass) {
-        TC_REG32(RCC_CR) |= CR_HSEBYP; /* HSEBYP is writable only while HSE is off */
-    } else {
-        TC_REG32(RCC_CR) &= ~CR_HSEBYP;
-    }
-    TC_REG32(RCC_CR) |= CR_HSEON;
-    if (tc_wait_reg32(RCC_CR, CR_HSERDY, CR_HSERDY, WAIT_OSC)) {
-        return 1;
-    }
-    TC_REG32(RCC_CR) &= ~CR_HSEON;
-    return 0;
-}
+#include "tc_stm32_hse.h" /* start_hse(), shared by the STM32 families */
 #endif
 
 /* PLL1 (off) from `src` (1 MSIS, 3 HSE): PLL1CFGR source, input range, M, EPOD booster prescaler
